@@ -1,0 +1,38 @@
+"""Exceptions that carry a one-line, user-facing reason.
+
+The CLI turns :class:`MetaevalError` into ``metaeval: <message>`` on stderr and
+its ``exit_code`` (1 for bad data, 2 for bad usage); anything else is a bug.
+This module imports nothing of the project so every layer may use it.
+"""
+
+from __future__ import annotations
+
+
+class MetaevalError(Exception):
+    """Base class: a problem the user can fix, described in one line."""
+
+    exit_code = 1
+
+
+class DataError(MetaevalError, ValueError):
+    """Input data is malformed; the message names the file and line or segment."""
+
+
+class UsageError(MetaevalError, ValueError):
+    """An option, name or combination of arguments is invalid (exit status 2)."""
+
+    exit_code = 2
+
+
+class MissingDependencyError(MetaevalError, ImportError):
+    """An optional package is not installed; the message gives the pip command."""
+
+
+class UndefinedStatisticError(MetaevalError, ValueError):
+    """A statistic is undefined on the given data (constant vector, one system...)."""
+
+
+def unknown_name(kind: str, name: str, known: "list[str] | tuple[str, ...]") -> UsageError:
+    """Build the error for an unknown registry name, listing the known ones."""
+    listing = ", ".join(sorted(known)) or "(none)"
+    return UsageError(f"unknown {kind} {name!r}; known {kind}s: {listing}")

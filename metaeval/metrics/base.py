@@ -1,0 +1,112 @@
+"""The metric protocol: per-segment sufficient statistics, and scores from statistics.
+
+Every metric turns token sequences into an array of shape ``(n_segments, n_stats)``.
+The score of a segment is ``score(stats[i])``, of a document or a system
+``score(stats[rows].sum(0))``, of a bootstrap sample ``score(stats[idx].sum(0))``.
+``score`` is vectorised over leading axes: ``(..., n_stats) -> (...)``.
+
+Reference-side work (n-gram counts, NIST information weights) is done once by
+``prepare(refs)`` and shared by every system scored against the same references.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+
+from metaeval.errors import UsageError
+
+#: One segment's tokens.
+Tokens = Sequence[str]
+#: References as ``[n_refs][n_segments]`` token lists (STYLE.md: ``hyps, refs`` order).
+Refs = Sequence[Sequence[Tokens]]
+
+
+class Metric(ABC):
+    """Base class for metrics. Subclasses are frozen dataclasses of their options."""
+
+    #: Registry name, e.g. ``"bleu"``.
+    name: ClassVar[str]
+    #: Whether a higher score means a better translation.
+    higher_is_better: ClassVar[bool] = True
+
+    @property
+    @abstractmethod
+    def stat_names(self) -> tuple[str, ...]:
+        """Names of the columns of :meth:`segment_stats`."""
+
+    @abstractmethod
+    def signature(self) -> str:
+        """Every option that changes a number, e.g. ``bleu|n:4|smooth:mteval|version:...``."""
+
+    def prepare(self, refs: Refs) -> Any:
+        """Reference-side statistics shared by all systems. Default: the references as given."""
+        return refs
+
+    @abstractmethod
+    def segment_stats(self, hyps: Sequence[Tokens], prepared: Any) -> np.ndarray:
+        """Sufficient statistics, float64 array ``(len(hyps), n_stats)``."""
+
+    @abstractmethod
+    def score(self, stats: np.ndarray) -> np.ndarray:
+        """Scores from statistics, vectorised over leading axes ``(..., n_stats) -> (...)``."""
+
+    # Convenience -----------------------------------------------------------------
+    def stats(self, hyps: Sequence[Tokens], refs: Refs) -> np.ndarray:
+        """``segment_stats(hyps, prepare(refs))``."""
+        _check_lengths(hyps, refs)
+        return self.segment_stats(hyps, self.prepare(refs))
+
+    def sentence_scores(self, hyps: Sequence[Tokens], refs: Refs) -> np.ndarray:
+        return self.score(self.stats(hyps, refs))
+
+    def corpus_score(self, hyps: Sequence[Tokens], refs: Refs) -> float:
+        return float(self.score(self.stats(hyps, refs).sum(0)))
+
+
+def _check_lengths(hyps: Sequence[Tokens], refs: Refs) -> None:
+    lengths = [len(hyps)] + [len(r) for r in refs]
+    if len(set(lengths)) != 1:
+        raise ValueError(f"hyps and refs must have the same number of segments, got {lengths}")
+    if not refs:
+        raise ValueError("at least one reference is required")
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split ``"bleu:n=18,smooth=none"`` into ``("bleu", {"n": "18", "smooth": "none"})``."""
+    name, _, rest = spec.strip().partition(":")
+    options: dict[str, str] = {}
+    if rest:
+        for item in rest.split(","):
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip():
+                raise UsageError(f"metric spec {spec!r}: expected key=value options, got {item!r}")
+            options[key.strip()] = value.strip()
+    return name.strip().lower(), options
+
+
+def coerce_options(cls: type, spec: str, options: dict[str, str], aliases: dict[str, str] | None = None) -> dict[str, Any]:
+    """Convert string options to the types of ``cls``'s dataclass fields, with clear errors."""
+    aliases = aliases or {}
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    out: dict[str, Any] = {}
+    for key, raw in options.items():
+        fname = aliases.get(key, key)
+        if fname not in fields:
+            known = sorted(set(fields) | set(aliases))
+            raise UsageError(f"metric spec {spec!r}: unknown option {key!r}; known options: {', '.join(known)}")
+        default = fields[fname].default
+        kind = type(default) if default is not dataclasses.MISSING and default is not None else str
+        try:
+            if kind is bool:
+                if raw.lower() not in ("1", "0", "true", "false", "yes", "no"):
+                    raise ValueError(raw)
+                out[fname] = raw.lower() in ("1", "true", "yes")
+            else:
+                out[fname] = kind(raw)
+        except ValueError:
+            raise UsageError(f"metric spec {spec!r}: option {key}={raw!r} is not a valid {kind.__name__}") from None
+    return out
