@@ -1,0 +1,63 @@
+"""The metric suite and its registry.
+
+A metric is named by a spec: a registry name with optional ``key=value`` options,
+``bleu``, ``bleu:n=18,smooth=none``, ``nist``, ``ter``, ``1-ter``, ``gtm:e=2``,
+``meteor:params=other``, ``chrf``, ``chrf++``. :func:`get_metric` builds the metric;
+its ``signature()`` records every option. Modules are imported only when asked for.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from metaeval.errors import unknown_name
+from metaeval.metrics.base import Metric, coerce_options, parse_spec
+
+#: name -> (module, class, fixed options, one-line description)
+_REGISTRY: dict[str, tuple[str, str, dict[str, object], str]] = {
+    "bleu": ("metaeval.metrics.bleu", "BLEU", {}, "BLEU (Papineni et al. 2002) as in mteval-v13a; n=4, smooth=mteval"),
+    "nist": ("metaeval.metrics.nist", "NIST", {}, "NIST (Doddington 2002) as in mteval-v13a; n=5"),
+    "ter": ("metaeval.metrics.ter", "TER", {}, "TER (Snover et al. 2006) as in tercom 0.7.25; lower is better"),
+    "1-ter": ("metaeval.metrics.ter", "TER", {"invert": True}, "1 - TER, higher is better (Li et al. 2011)"),
+    "gtm": ("metaeval.metrics.gtm", "GTM", {}, "GTM F-measure (Melamed et al. 2003) as in GTM 1.4; e=1"),
+    "meteor": ("metaeval.metrics.meteor", "METEOR", {}, "METEOR 1.5, exact module; params=other|en"),
+    "chrf": ("metaeval.metrics.chrf", "ChrF", {}, "chrF (Popovic 2015) through sacrebleu; spaces ignored"),
+    "chrf++": ("metaeval.metrics.chrf", "ChrF", {"word_order": 2}, "chrF++ (Popovic 2017) through sacrebleu"),
+}
+
+#: The metrics of Li et al. 2011 plus chrF, as used by ``metaeval run`` by default.
+DEFAULT_METRICS = ("bleu", "nist", "meteor", "gtm", "1-ter", "chrf")
+
+
+def available_metrics() -> dict[str, str]:
+    """Registry names with a one-line description."""
+    return {name: entry[3] for name, entry in _REGISTRY.items()}
+
+
+def metric_class(name: str) -> type[Metric]:
+    module, cls_name, _, _ = _REGISTRY[name]
+    return getattr(import_module(module), cls_name)
+
+
+def get_metric(spec: str) -> Metric:
+    """Build the metric named by ``spec`` (``name[:key=value,...]``).
+
+    Raises :class:`metaeval.errors.UsageError` for an unknown name (listing the known
+    ones) or an unknown/invalid option.
+    """
+    name, options = parse_spec(spec)
+    if name not in _REGISTRY:
+        raise unknown_name("metric", name, list(_REGISTRY))
+    _, _, fixed, _ = _REGISTRY[name]
+    cls = metric_class(name)
+    kwargs = dict(fixed)
+    kwargs.update(coerce_options(cls, spec, options))
+    try:
+        return cls(**kwargs)
+    except ValueError as exc:
+        from metaeval.errors import UsageError
+
+        raise UsageError(f"metric spec {spec!r}: {exc}") from None
+
+
+__all__ = ["DEFAULT_METRICS", "Metric", "available_metrics", "get_metric", "metric_class", "parse_spec"]

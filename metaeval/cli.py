@@ -1,0 +1,382 @@
+"""The ``metaeval`` command. Thin: every subcommand calls the public API.
+
+Exit status: 0 on success, 1 on bad data (one line naming the file and line or segment),
+2 on bad usage. No traceback reaches the user for either.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from metaeval import __version__
+from metaeval.errors import MetaevalError, UsageError
+
+RESULT_FORMATS = ("text", "markdown", "html", "csv", "tsv", "json")
+SCORE_FORMATS = ("tsv", "csv", "json")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so usage errors go through one path."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _split_list(values: Sequence[str] | None) -> list[str]:
+    out: list[str] = []
+    for value in values or []:
+        out += [v for v in value.split(",") if v] if "," in value and ":" not in value else [value]
+    return out
+
+
+def _progress_bar(enabled: bool) -> Callable[[str, int, int], None] | None:
+    """A tqdm bar on stderr when it is a terminal; nothing on a pipe."""
+    if not enabled or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    bars: dict[str, Any] = {}
+
+    def update(stage: str, done: int, total: int) -> None:
+        bar = bars.get(stage)
+        if bar is None:
+            bar = bars[stage] = tqdm(total=total, desc=stage, unit="unit", leave=False, file=sys.stderr)
+        bar.n = done
+        bar.refresh()
+        if done >= total:
+            bar.close()
+
+    return update
+
+
+def _emit(text: str, out: str | None, overwrite: bool) -> None:
+    if out:
+        from metaeval.report.files import write_atomic
+
+        write_atomic(Path(out), text, overwrite=overwrite)
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def _table_text(frame, fmt: str) -> str:  # noqa: ANN001
+    buffer = io.StringIO()
+    if fmt == "json":
+        return frame.to_json(orient="records", force_ascii=False, indent=1, double_precision=15) + "\n"
+    frame.to_csv(buffer, sep="\t" if fmt == "tsv" else ",", index=False, float_format="%.10g", lineterminator="\n")
+    return buffer.getvalue()
+
+
+def _executor(jobs: int):  # noqa: ANN202
+    if jobs and jobs > 1:
+        import concurrent.futures as cf
+
+        return cf.ProcessPoolExecutor(max_workers=jobs)
+    return None
+
+
+# --- subcommands -----------------------------------------------------------------------
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    import corpora
+    import segmenters
+    from metaeval.metrics import available_metrics
+
+    lines = [f"metaeval {__version__}", "", "segmenters:"]
+    for name in segmenters.available():
+        lines.append(f"  {name}")
+    lines += ["", "metrics:"]
+    lines += [f"  {name:8s} {desc}" for name, desc in available_metrics().items()]
+    lines += ["", "formats:"]
+    lines += [f"  {name}" for name in getattr(corpora, "FORMATS", [])]
+    print("\n".join(lines))
+    return 0
+
+
+def cmd_segment(args: argparse.Namespace) -> int:
+    import segmenters
+
+    texts = args.text or [line.rstrip("\n") for line in sys.stdin]
+    for name in _split_list(args.segmenter) or ["char"]:
+        seg = segmenters.get(name)
+        print(f"# {seg.signature()}")
+        for text in texts:
+            print(" ".join(seg(text)))
+    return 0
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from metaeval.api import read_corpus
+    from metaeval.scoring import LEVELS, score_corpus
+
+    levels = _split_list(args.level) or ["seg", "doc", "sys"]
+    unknown = [lv for lv in levels if lv not in LEVELS]
+    if unknown:
+        raise UsageError(f"unknown level {unknown[0]!r}; known: {', '.join(LEVELS)}")
+    segs = _split_list(args.segmenter) or ["char"]
+    metrics = args.metric or ["bleu"]
+    _check_names(segs, metrics)
+    corpus, _ = read_corpus(args.corpus, missing=args.missing)
+    progress = _progress_bar(not args.quiet)
+    total = len(segs) * (1 + len(corpus.systems))
+    done = [0]
+
+    def on_progress(n: int) -> None:
+        done[0] += n
+        if progress:
+            progress("scoring", done[0], total)
+
+    with _executor(args.jobs) or _nullcontext() as executor:
+        result = score_corpus(corpus, segs, metrics, executor=executor, progress=on_progress)
+    table = result.table(levels)
+    _emit(_table_text(table, args.format), args.output, args.overwrite)
+    return 0
+
+
+def _check_names(segs: Sequence[str], metrics: Sequence[str]) -> None:
+    """Fail on an unknown segmenter or metric before any file is read."""
+    import segmenters
+    from metaeval.metrics import get_metric
+
+    for name in segs:
+        segmenters.get(name)
+    for spec in metrics:
+        get_metric(spec)
+
+
+class _nullcontext:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _load_judgments(args: argparse.Namespace):  # noqa: ANN202
+    import corpora
+
+    judgments = corpora.read_judgments(Path(args.judgments), format=args.judgments_format)
+    if getattr(args, "human_sys", None):
+        extra = corpora.read_judgments(Path(args.human_sys), format="human-sys")
+        from corpora.model import Judgments
+
+        judgments = Judgments(judgments.table, extra.system_scores, judgments.directions, judgments.source)
+    return judgments
+
+
+def cmd_correlate(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from metaeval.api import correlate
+    from metaeval.errors import DataError
+
+    path = Path(args.scores)
+    try:
+        sep = "," if path.suffix.lower() == ".csv" else "\t"
+        table = pd.read_csv(path, sep=sep, dtype={"seg_id": str, "doc_id": str}, keep_default_na=False, comment=None)
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except (UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise DataError(f"{path}: cannot read scores table ({str(exc).splitlines()[0]})") from None
+    from metaeval.api import configs_from_table
+
+    configs = configs_from_table(table, source=str(path))
+    judgments = _load_judgments(args)
+    kinds = _split_list(args.kind) or None
+    results = correlate(
+        configs,
+        judgments,
+        kinds,
+        tie_policy=args.tie_policy,
+        threshold=args.threshold,
+        n_bootstrap=args.bootstrap,
+        seed=args.seed,
+        dataset=path.stem,
+    )
+    _emit(_results_text(results, {"scores": str(path), "judgments": str(args.judgments), "seed": args.seed, "n_bootstrap": args.bootstrap, "tie_policy": args.tie_policy, "version": __version__}, args.format, "ranked"), args.output, args.overwrite)
+    return 0
+
+
+def _results_text(results, signature: dict, fmt: str, layout: str) -> str:  # noqa: ANN001
+    from metaeval.report.leaderboard import render
+
+    return render(results, signature, fmt, layout=layout)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from metaeval.api import run
+
+    segs = _split_list(args.segmenter) or None
+    metrics = args.metric or None
+    _check_names(segs or [], metrics or [])
+    judgments = _load_judgments(args) if args.judgments else None
+    progress = _progress_bar(not args.quiet)
+    with _executor(args.jobs) or _nullcontext() as executor:
+        study = run(
+            args.corpus,
+            segs,
+            metrics,
+            judgments=judgments,
+            kinds=_split_list(args.kind) or None,
+            n_bootstrap=args.bootstrap,
+            seed=args.seed,
+            tie_policy=args.tie_policy,
+            threshold=args.threshold,
+            executor=executor,
+            missing=args.missing,
+            progress=progress,
+        )
+    if args.out:
+        _write_run_folder(Path(args.out), study, args.overwrite)
+    text = _results_text(study.results, study.signature, args.format, args.layout)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def _write_run_folder(out: Path, study, overwrite: bool) -> None:  # noqa: ANN001
+    """results.tsv, results.json, scores.tsv, leaderboard.md and leaderboard.html, each atomically."""
+    from metaeval.report.files import write_atomic
+    from metaeval.report.leaderboard import render
+
+    out.mkdir(parents=True, exist_ok=True)
+    outputs = {
+        "results.tsv": render(study.results, study.signature, "tsv"),
+        "results.json": render(study.results, study.signature, "json"),
+        "leaderboard.md": render(study.results, study.signature, "markdown", layout="table"),
+        "leaderboard.html": render(study.results, study.signature, "html", layout="table"),
+        "scores.tsv": _table_text(study.scores.table(["seg", "sys"]), "tsv"),
+    }
+    if not overwrite:
+        existing = [name for name in outputs if (out / name).exists()]
+        if existing:
+            raise UsageError(f"{out / existing[0]} exists; pass --overwrite to replace the outputs in {out}")
+    for name, text in outputs.items():
+        write_atomic(out / name, text, overwrite=overwrite)
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from metaeval.report import load_results
+    from metaeval.report.leaderboard import render
+
+    results, signature = load_results(Path(args.results))
+    _emit(render(results, signature, args.format, layout=args.layout), args.output, args.overwrite)
+    return 0
+
+
+def cmd_equivalence(args: argparse.Namespace) -> int:
+    from metaeval.equivalence import cli_equivalence
+
+    return cli_equivalence(args)
+
+
+# --- parser --------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="metaeval", description="Meta-evaluation of MT metrics at character and word level.")
+    parser.add_argument("--version", action="version", version=f"metaeval {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    p = sub.add_parser("list", help="segmenters, metrics and formats available")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("segment", help="show how segmenters split text")
+    p.add_argument("text", nargs="*", help="texts (default: lines of standard input)")
+    p.add_argument("--segmenter", "-s", action="append")
+    p.set_defaults(func=cmd_segment)
+
+    def common_corpus(p: argparse.ArgumentParser) -> None:
+        p.add_argument("corpus", help="corpus folder (plain, mt-metrics-eval) or folder of NIST SGML files")
+        p.add_argument("--segmenter", "-s", action="append", help="segmenter name (repeatable)")
+        p.add_argument("--metric", "-m", action="append", help="metric spec, e.g. bleu:n=18,smooth=none (repeatable)")
+        p.add_argument("--missing", choices=("error", "skip", "empty"), default="error",
+                       help="policy for segments a system lacks (default: error)")
+        p.add_argument("--jobs", "-j", type=int, default=1, help="worker processes (default 1)")
+        p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+    def common_stats(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--kind", action="append", help="judgment kind(s) to evaluate (default: all present)")
+        p.add_argument("--tie-policy", choices=("exclude", "discordant", "half"), default="exclude",
+                       help="metric ties in pairwise consistency (default: exclude)")
+        p.add_argument("--threshold", type=float, default=None,
+                       help="skip pairs whose human difference is at most this (e.g. 25 DA points)")
+        p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples (default 1000)")
+        p.add_argument("--seed", type=int, default=12345, help="random seed (default 12345)")
+        p.add_argument("--judgments", help="judgment file (long TSV or any known format)")
+        p.add_argument("--judgments-format", default=None, help="force a judgment file format")
+        p.add_argument("--human-sys", help="system-level human scores TSV (system + one column per kind)")
+
+    def common_output(p: argparse.ArgumentParser, formats: Sequence[str], default: str) -> None:
+        p.add_argument("--format", "-f", choices=formats, default=default)
+        p.add_argument("--output", "-o", help="write to this file (atomically) instead of standard output")
+        p.add_argument("--overwrite", action="store_true", help="replace existing output files")
+
+    p = sub.add_parser("score", help="metric scores per segmenter at segment, document and system level")
+    common_corpus(p)
+    p.add_argument("--level", "-l", action="append", help="levels: seg,doc,sys (default all)")
+    common_output(p, SCORE_FORMATS, "tsv")
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("correlate", help="meta-evaluate a scores table against judgments")
+    p.add_argument("--scores", required=True, help="TSV/CSV with metric, segmenter, system, seg_id, score")
+    common_stats(p)
+    common_output(p, RESULT_FORMATS, "tsv")
+    p.set_defaults(func=cmd_correlate)
+
+    p = sub.add_parser("run", help="the whole study on a corpus, ending in a leaderboard")
+    common_corpus(p)
+    common_stats(p)
+    p.add_argument("--format", "-f", choices=RESULT_FORMATS, default="text")
+    p.add_argument("--layout", choices=("table", "ranked"), default="table",
+                   help="table: rows segmenters, columns metrics (Li et al. 2011); ranked: configurations by value")
+    p.add_argument("--out", help="folder for results.tsv/json, scores.tsv, leaderboard.md/html")
+    p.add_argument("--overwrite", action="store_true", help="replace existing files in --out")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("leaderboard", help="render saved results")
+    p.add_argument("results", help="results file written by run/correlate (tsv, csv or json)")
+    p.add_argument("--layout", choices=("table", "ranked"), default="ranked")
+    common_output(p, RESULT_FORMATS, "text")
+    p.set_defaults(func=cmd_leaderboard)
+
+    p = sub.add_parser("equivalence", help="the Denoual-Lepage BLEU-in-characters analysis")
+    p.add_argument("corpus")
+    p.add_argument("--word-segmenter", default="13a")
+    p.add_argument("--char-segmenter", default="char")
+    p.add_argument("--max-word-order", type=int, default=4)
+    p.add_argument("--max-char-order", type=int, default=30)
+    p.add_argument("--missing", choices=("error", "skip", "empty"), default="error")
+    common_output(p, ("text", "markdown", "json"), "text")
+    p.set_defaults(func=cmd_equivalence)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``metaeval`` command; returns the exit status."""
+    try:
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    except (AttributeError, ValueError):  # pragma: no cover - not on Windows / not main thread
+        pass
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help(sys.stderr)
+            return 2
+        return int(args.func(args) or 0)
+    except MetaevalError as exc:
+        print(f"metaeval: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("metaeval: interrupted; no output was written", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

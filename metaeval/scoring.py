@@ -1,0 +1,246 @@
+"""Segmenters x metrics over a corpus: per-segment statistics, then scores at every level.
+
+Each unique text is segmented once per segmenter. Each metric prepares its reference
+statistics once per segmenter and shares them with every system. Work is split into
+(segmenter, group of systems) chunks that run on any ``concurrent.futures.Executor``
+(a process pool, or a cluster executor such as Dask's ``Client.get_executor()``);
+without one, everything runs in this process. The numbers do not depend on the executor.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from corpora.model import Corpus
+from metaeval.errors import MetaevalError
+from metaeval.metrics import get_metric
+from metaeval.metrics.base import Metric
+from metaeval.scoretable import SCORE_COLUMNS, ConfigScores
+
+LEVELS = ("seg", "doc", "sys")
+
+#: Called with the number of finished work units (for progress bars).
+ProgressCallback = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class MetricChoice:
+    """A metric as the user named it (``spec``) and the metric object built from it."""
+
+    spec: str
+    metric: Metric
+
+    @classmethod
+    def of(cls, item: "str | Metric | MetricChoice") -> "MetricChoice":
+        if isinstance(item, MetricChoice):
+            return item
+        if isinstance(item, str):
+            return cls(item, get_metric(item))
+        return cls(getattr(item, "name", type(item).__name__), item)
+
+
+def get_segmenter(item):  # noqa: ANN001, ANN201 - Segmenter protocol lives in segmenters/
+    """A segmenter from a registry name, or the object itself."""
+    if isinstance(item, str):
+        import segmenters
+
+        return segmenters.get(item)
+    return item
+
+
+def segment_unique(segmenter, texts: Iterable[str]) -> dict[str, list[str]]:  # noqa: ANN001
+    """Segment each distinct text once; return text -> tokens."""
+    unique = list(dict.fromkeys(texts))
+    tokens = segmenter.segment_many(unique)
+    return dict(zip(unique, tokens))
+
+
+@dataclass(eq=False)
+class ScoreResult:
+    """All configurations scored over one corpus, with their signatures."""
+
+    corpus: Corpus
+    configs: list[ConfigScores]
+    segmenter_signatures: dict[str, str] = field(default_factory=dict)
+    metric_signatures: dict[str, str] = field(default_factory=dict)
+
+    def table(self, levels: Sequence[str] = LEVELS) -> pd.DataFrame:
+        """The long ScoreTable: ``metric, segmenter, system, level, doc_id, seg_id, score, config``.
+
+        ``seg_id`` (and ``doc_id``) are empty at system level; ``doc_id`` is set and
+        ``seg_id`` empty at document level.
+        """
+        unknown = [lv for lv in levels if lv not in LEVELS]
+        if unknown:
+            raise ValueError(f"unknown level(s) {unknown}; known: {', '.join(LEVELS)}")
+        frames = []
+        for cfg in self.configs:
+            for level in LEVELS:
+                if level in levels:
+                    frames.append(_level_frame(cfg, level, self.corpus))
+        if not frames:
+            return pd.DataFrame(columns=list(SCORE_COLUMNS))
+        return pd.concat(frames, ignore_index=True).loc[:, list(SCORE_COLUMNS)]
+
+
+def _level_frame(cfg: ConfigScores, level: str, corpus: Corpus) -> pd.DataFrame:
+    n_sys = len(cfg.systems)
+    if level == "seg":
+        n_seg = len(cfg.seg_ids)
+        return pd.DataFrame(
+            {
+                "metric": cfg.metric,
+                "segmenter": cfg.segmenter,
+                "system": np.repeat(cfg.systems, n_seg),
+                "level": "seg",
+                "doc_id": np.tile(corpus.doc_ids, n_sys),
+                "seg_id": np.tile(cfg.seg_ids, n_sys),
+                "score": cfg.seg_scores.reshape(-1),
+                "config": cfg.config,
+            }
+        )
+    if level == "sys":
+        return pd.DataFrame(
+            {
+                "metric": cfg.metric,
+                "segmenter": cfg.segmenter,
+                "system": cfg.systems,
+                "level": "sys",
+                "doc_id": "",
+                "seg_id": "",
+                "score": cfg.sys_scores,
+                "config": cfg.config,
+            }
+        )
+    docs = list(dict.fromkeys(corpus.doc_ids))
+    doc_index = _index_of(corpus.doc_ids, docs)
+    if cfg.stats is None or cfg.score_fn is None:
+        raise MetaevalError("document-level scores need the metric's statistics")
+    rows = []
+    for d, doc in enumerate(docs):
+        mask = doc_index == d
+        scores = cfg.score_fn(cfg.stats[:, mask, :].sum(axis=1))
+        rows.append(scores)
+    scores = np.stack(rows, axis=1)  # [n_sys, n_docs]
+    return pd.DataFrame(
+        {
+            "metric": cfg.metric,
+            "segmenter": cfg.segmenter,
+            "system": np.repeat(cfg.systems, len(docs)),
+            "level": "doc",
+            "doc_id": np.tile(docs, n_sys),
+            "seg_id": "",
+            "score": scores.reshape(-1),
+            "config": cfg.config,
+        }
+    )
+
+
+def _index_of(values: Sequence[str], order: Sequence[str]) -> np.ndarray:
+    lookup = {v: i for i, v in enumerate(order)}
+    return np.array([lookup[v] for v in values])
+
+
+def _score_chunk(
+    choices: Sequence[MetricChoice],
+    ref_tokens: list[list[list[str]]],
+    hyp_tokens: dict[str, list[list[str]]],
+) -> dict[tuple[int, str], np.ndarray]:
+    """Statistics for every metric and every system of one chunk (runs in a worker)."""
+    out: dict[tuple[int, str], np.ndarray] = {}
+    for m, choice in enumerate(choices):
+        prepared = choice.metric.prepare(ref_tokens)
+        for system, hyps in hyp_tokens.items():
+            out[(m, system)] = np.asarray(choice.metric.segment_stats(hyps, prepared), dtype=float)
+    return out
+
+
+def score_corpus(
+    corpus: Corpus,
+    segmenters: Sequence,
+    metrics: Sequence["str | Metric | MetricChoice"],
+    *,
+    executor: cf.Executor | None = None,
+    chunks_per_segmenter: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> ScoreResult:
+    """Score every system of ``corpus`` with every (segmenter, metric) pair.
+
+    ``segmenters`` are registry names or segmenter objects; ``metrics`` are specs
+    (``"bleu:n=18,smooth=none"``) or metric objects. With an ``executor``, the systems of
+    each segmenter are split into ``chunks_per_segmenter`` groups (default: one per system)
+    that are scored in parallel; results are identical to serial scoring.
+    """
+    choices = [MetricChoice.of(m) for m in metrics]
+    segs = [get_segmenter(s) for s in segmenters]
+    names = [s.name for s in segs]
+    if len(set(names)) != len(names):
+        raise MetaevalError(f"segmenters given twice: {names}")
+    systems = corpus.system_names
+    n_chunks = max(1, min(len(systems), chunks_per_segmenter or len(systems)))
+    groups = [systems[i::n_chunks] for i in range(n_chunks)]
+
+    pending: dict[object, tuple[str, list[str]]] = {}
+    results: dict[tuple[str, int, str], np.ndarray] = {}
+    for seg in segs:
+        texts = [t for ref in corpus.refs_list() for t in ref]
+        texts += [t for hyps in corpus.systems.values() for t in hyps]
+        table = segment_unique(seg, texts)
+        ref_tokens = [[table[t] for t in ref] for ref in corpus.refs_list()]
+        hyp_tokens = {name: [table[t] for t in hyps] for name, hyps in corpus.systems.items()}
+        if progress:
+            progress(1)
+        for group in groups:
+            chunk = {name: hyp_tokens[name] for name in group}
+            if executor is None:
+                done = _score_chunk(choices, ref_tokens, chunk)
+                for (m, system), stats in done.items():
+                    results[(seg.name, m, system)] = stats
+                if progress:
+                    progress(len(group))
+            else:
+                future = executor.submit(_score_chunk, choices, ref_tokens, chunk)
+                pending[future] = (seg.name, group)
+    if pending:
+        for future in cf.as_completed(list(pending)):
+            seg_name, group = pending[future]
+            for (m, system), stats in future.result().items():
+                results[(seg_name, m, system)] = stats
+            if progress:
+                progress(len(group))
+
+    configs: list[ConfigScores] = []
+    for seg in segs:
+        for m, choice in enumerate(choices):
+            stats = np.stack([results[(seg.name, m, system)] for system in systems])
+            metric = choice.metric
+            configs.append(
+                ConfigScores(
+                    metric=choice.spec,
+                    segmenter=seg.name,
+                    config=f"{metric.signature()}+{seg.signature()}",
+                    systems=list(systems),
+                    seg_ids=list(corpus.seg_ids),
+                    seg_scores=np.asarray(metric.score(stats), dtype=float),
+                    sys_scores=np.asarray(metric.score(stats.sum(axis=1)), dtype=float),
+                    higher_is_better=bool(metric.higher_is_better),
+                    stats=stats,
+                    score_fn=metric.score,
+                )
+            )
+    return ScoreResult(
+        corpus=corpus,
+        configs=configs,
+        segmenter_signatures={s.name: s.signature() for s in segs},
+        metric_signatures={c.spec: c.metric.signature() for c in choices},
+    )
+
+
+def work_units(corpus: Corpus, n_segmenters: int) -> int:
+    """Total progress units reported by :func:`score_corpus`."""
+    return n_segmenters * (1 + len(corpus.systems))
