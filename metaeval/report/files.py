@@ -1,0 +1,100 @@
+"""Atomic file writes for every command that writes a file.
+
+A write goes to a temporary file in the destination folder, is flushed and fsync'ed, and
+is then moved into place with one rename, so a reader sees either the old file or the
+whole new one, never a partial file. An existing file is kept unless ``overwrite=True``
+(``--overwrite`` on the command line). On any error the temporary file is removed.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from metaeval.errors import UsageError
+
+
+def write_atomic(path: "str | os.PathLike[str]", text: str, overwrite: bool = False) -> Path:
+    """Write ``text`` (UTF-8, newlines as given) to ``path`` atomically; return the path.
+
+    Raises :class:`UsageError` if ``path`` exists and ``overwrite`` is false, or if its
+    folder does not exist.
+    """
+    return write_bytes_atomic(path, text.encode("utf-8"), overwrite=overwrite)
+
+
+def write_bytes_atomic(path: "str | os.PathLike[str]", data: bytes, overwrite: bool = False) -> Path:
+    """Write ``data`` to ``path`` atomically (see :func:`write_atomic`); return the path."""
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsageError(f"{target}: folder {folder} does not exist")
+    if target.is_dir():
+        raise UsageError(f"{target}: is a folder, expected a file path")
+    if target.exists() and not overwrite:
+        raise _exists(target)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
+        if overwrite:
+            os.replace(tmp, target)
+        else:
+            _move_no_clobber(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_folder(folder)
+    return target
+
+
+def _exists(target: Path) -> UsageError:
+    return UsageError(f"{target}: file exists; pass --overwrite (overwrite=True) to replace it")
+
+
+def _move_no_clobber(tmp: Path, target: Path) -> None:
+    """Move ``tmp`` to ``target`` unless ``target`` appeared meanwhile (hard link, no race)."""
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        raise _exists(target) from None
+    except OSError:
+        # The file system has no hard links: a check then a rename is the best it allows.
+        if target.exists():
+            raise _exists(target) from None
+        os.replace(tmp, target)
+        return
+    tmp.unlink()
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where Linux allows (thread-safe)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename durable where the platform allows opening a folder."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

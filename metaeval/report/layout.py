@@ -1,0 +1,163 @@
+"""Leaderboard layouts: a ResultTable turned into titled tables of text cells.
+
+Two layouts, both one section per ranking group (dataset, judgment kind, level,
+statistic, grouping, tie policy):
+
+- ``ranked``: configurations (metric x segmenter) sorted by value, best first, undefined
+  values last with their reason; columns rank, cluster, metric, segmenter, value, 95% CI,
+  n, plus C/D/ties for pair-counting statistics and a note column when any row has one.
+- ``table``: the layout of Li, Zong & Ng 2011 (Tables 2-5): rows are segmenters, columns
+  metrics, cells ``value [ci_low, ci_high]``; the best cell of each column is marked.
+
+Renderers (text, Markdown, HTML) only draw :class:`Section` objects, so every format shows
+the same cells. Names are sorted, so the output depends on the content only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from metaeval.errors import DataError
+from metaeval.report.results import (
+    COUNTED_STATISTICS,
+    GROUP_KEYS,
+    competition_ranks,
+    fmt_ci,
+    fmt_count,
+    fmt_number,
+    order_rows,
+)
+
+LAYOUTS = ("ranked", "table")
+#: Shown in a value cell whose statistic is undefined.
+UNDEFINED = "n/a"
+_TITLE_LABELS = {"judgment_kind": "kind", "tie_policy": "ties"}
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One configuration in a section's chart (NaN value: drawn as undefined)."""
+
+    label: str
+    value: float
+    ci_low: float
+    ci_high: float
+
+
+@dataclass(frozen=True)
+class Section:
+    """One titled table: header, rows of text cells, marked (best) cells, notes, chart bars."""
+
+    key: tuple[tuple[str, str], ...]
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    numeric: tuple[bool, ...]
+    marked: frozenset[tuple[int, int]] = frozenset()
+    notes: tuple[str, ...] = ()
+    bars: tuple[Bar, ...] = field(default=(), repr=False)
+
+    @property
+    def title(self) -> str:
+        """``wmt24, kind=esa, level=seg, statistic=pearson, grouping=none, ties=exclude``."""
+        parts = []
+        for name, value in self.key:
+            if value:
+                parts.append(value if name == "dataset" else f"{_TITLE_LABELS.get(name, name)}={value}")
+        return ", ".join(parts) or "results"
+
+
+def sections(results: pd.DataFrame, layout: str = "ranked", digits: int = 3) -> list[Section]:
+    """The sections of ``layout`` for normalised ``results`` (see :mod:`metaeval.report.results`)."""
+    table = order_rows(results)
+    builder = {"ranked": _ranked, "table": _matrix}[layout]
+    out = []
+    for key, rows in table.groupby(list(GROUP_KEYS), sort=False, dropna=False):
+        out.append(builder(tuple(zip(GROUP_KEYS, map(str, key))), rows.reset_index(drop=True), digits))
+    return out
+
+
+def _bars(rows: pd.DataFrame) -> tuple[Bar, ...]:
+    return tuple(
+        Bar(f"{r.metric} / {r.segmenter}", float(r.value), float(r.ci_low), float(r.ci_high))
+        for r in rows.itertuples(index=False)
+    )
+
+
+def _display_ranks(rows: pd.DataFrame) -> np.ndarray:
+    computed = competition_ranks(rows["value"].to_numpy(float))
+    given = rows["rank"].to_numpy(float) if "rank" in rows.columns else np.full(len(rows), np.nan)
+    return np.where(np.isnan(given), computed, given)
+
+
+def _ranked(key: tuple[tuple[str, str], ...], rows: pd.DataFrame, digits: int) -> Section:
+    counted = rows["statistic"].isin(COUNTED_STATISTICS).any() or rows["concordant"].notna().any()
+    has_note = (rows["note"] != "").any()
+    columns = ["rank", "cluster", "metric", "segmenter", "value", "95% CI", "n"]
+    numeric = [True, True, False, False, True, False, True]
+    if counted:
+        columns += ["C", "D", "metric ties", "human ties"]
+        numeric += [True] * 4
+    if has_note:
+        columns.append("note")
+        numeric.append(False)
+    cluster = rows["cluster"] if "cluster" in rows.columns else pd.Series([""] * len(rows))
+    body = []
+    for i, (r, rank) in enumerate(zip(rows.itertuples(index=False), _display_ranks(rows))):
+        undefined = np.isnan(r.value)
+        cells = [
+            fmt_count(rank),
+            cluster.iloc[i],
+            r.metric,
+            r.segmenter,
+            UNDEFINED if undefined else fmt_number(r.value, digits),
+            fmt_ci(r.ci_low, r.ci_high, digits),
+            fmt_count(r.n),
+        ]
+        if counted:
+            cells += [fmt_count(r.concordant), fmt_count(r.discordant), fmt_count(r.metric_ties), fmt_count(r.human_ties)]
+        if has_note:
+            cells.append(f"undefined: {r.note}" if undefined and r.note else r.note)
+        body.append(tuple(cells))
+    return Section(key, tuple(columns), tuple(body), tuple(numeric), bars=_bars(rows))
+
+
+def _matrix(key: tuple[tuple[str, str], ...], rows: pd.DataFrame, digits: int) -> Section:
+    dup = rows.duplicated(["metric", "segmenter"], keep=False)
+    if dup.any():
+        bad = rows[dup].iloc[0]
+        raise DataError(
+            f"results: {_describe(key)}: several rows for metric {bad['metric']!r}, segmenter "
+            f"{bad['segmenter']!r} (configs differ); use layout 'ranked' or select one config"
+        )
+    metrics = sorted(set(rows["metric"]))
+    segmenters = sorted(set(rows["segmenter"]))
+    cell = {(r.segmenter, r.metric): r for r in rows.itertuples(index=False)}
+    best = {}
+    for metric in metrics:
+        values = rows.loc[rows["metric"] == metric, "value"]
+        best[metric] = values.max() if values.notna().any() else np.nan
+    body, marked, notes = [], set(), []
+    for i, segmenter in enumerate(segmenters):
+        cells = [segmenter]
+        for j, metric in enumerate(metrics, start=1):
+            r = cell.get((segmenter, metric))
+            if r is None:
+                cells.append("")
+            elif np.isnan(r.value):
+                cells.append(UNDEFINED)
+                notes.append(f"{UNDEFINED}: {metric} / {segmenter}: {r.note or 'undefined'}")
+            else:
+                cells.append(f"{fmt_number(r.value, digits)} {fmt_ci(r.ci_low, r.ci_high, digits)}".rstrip())
+                if r.value == best[metric]:
+                    marked.add((i, j))
+        body.append(tuple(cells))
+    columns = ("segmenter", *metrics)
+    numeric = (False,) + (True,) * len(metrics)
+    return Section(key, columns, tuple(body), numeric, frozenset(marked), tuple(notes), _bars(rows))
+
+
+def _describe(key: tuple[tuple[str, str], ...]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in key if v)

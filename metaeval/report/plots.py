@@ -1,0 +1,110 @@
+"""Small matplotlib plots for experiments, saved as PNG atomically and deterministically.
+
+Figures are drawn on the Agg canvas directly (no pyplot, so no global state and no
+display), and saved without the ``Software`` PNG text chunk, so the same data give the
+same bytes with the same matplotlib and fonts.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from metaeval.errors import MissingDependencyError, UsageError
+from metaeval.report.files import write_bytes_atomic
+
+DPI = 100
+SIZE = (6.4, 4.0)
+
+
+def _figure():  # -> matplotlib.figure.Figure
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise MissingDependencyError("plots need matplotlib: pip install matplotlib") from None
+    figure = Figure(figsize=SIZE, dpi=DPI)
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def _save(figure, path: "str | os.PathLike[str]", overwrite: bool) -> Path:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
+    return write_bytes_atomic(path, buffer.getvalue(), overwrite=overwrite)
+
+
+def _vector(values: Sequence[float], name: str) -> np.ndarray:
+    array = np.asarray(values, dtype=float)
+    if array.ndim != 1:
+        raise UsageError(f"{name} must be one-dimensional, got shape {array.shape}")
+    return array
+
+
+def scatter(
+    x: Sequence[float],
+    y: Sequence[float],
+    path: "str | os.PathLike[str]",
+    *,
+    xlabel: str = "",
+    ylabel: str = "",
+    title: str = "",
+    diagonal: bool = False,
+    overwrite: bool = False,
+) -> Path:
+    """Scatter plot of ``y`` against ``x`` (array-like of shape (n,)) saved as PNG at ``path``.
+
+    ``diagonal`` draws the line y = x (e.g. BLEUcM against BLEUw(N-1)).
+    """
+    xs, ys = _vector(x, "x"), _vector(y, "y")
+    if xs.shape != ys.shape:
+        raise UsageError(f"x and y must have the same length, got [{len(xs)}, {len(ys)}]")
+    figure = _figure()
+    axes = figure.add_subplot()
+    axes.scatter(xs, ys, s=6, alpha=0.5, linewidths=0)
+    if diagonal and xs.size:
+        finite = np.concatenate([xs[np.isfinite(xs)], ys[np.isfinite(ys)]])
+        if finite.size:
+            low, high = float(finite.min()), float(finite.max())
+            axes.plot([low, high], [low, high], color="0.4", linewidth=0.8)
+    axes.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    figure.tight_layout()
+    return _save(figure, path, overwrite)
+
+
+def line(
+    xs: Sequence[float],
+    ys: "Mapping[str, Sequence[float]] | Sequence[float]",
+    path: "str | os.PathLike[str]",
+    *,
+    xlabel: str = "",
+    ylabel: str = "",
+    title: str = "",
+    hline: float | None = None,
+    overwrite: bool = False,
+) -> Path:
+    """Line plot of one series (a sequence) or several (name -> sequence) over ``xs``, saved as PNG.
+
+    ``hline`` draws a horizontal reference line (e.g. the 90% threshold of Denoual & Lepage 2005).
+    Series are drawn in the mapping's order, with a legend when there are several.
+    """
+    x = _vector(xs, "xs")
+    series = dict(ys) if isinstance(ys, Mapping) else {"": ys}
+    figure = _figure()
+    axes = figure.add_subplot()
+    for name, values in series.items():
+        y = _vector(values, f"series {name!r}" if name else "ys")
+        if y.shape != x.shape:
+            raise UsageError(f"{f'series {name!r}' if name else 'ys'} has {len(y)} values, xs has {len(x)}")
+        axes.plot(x, y, marker="o", markersize=3, linewidth=1, label=str(name) if name else None)
+    if hline is not None:
+        axes.axhline(hline, color="0.4", linewidth=0.8, linestyle="--")
+    if len(series) > 1:
+        axes.legend(fontsize="small")
+    axes.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    figure.tight_layout()
+    return _save(figure, path, overwrite)

@@ -1,0 +1,86 @@
+"""CSV/TSV/JSON results read back by load_results: exact round trip, signature, bad files."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from metaeval.errors import DataError
+from metaeval.report import load_results, render, write_atomic
+from metaeval.report.results import RESULT_COLUMNS
+
+from .conftest import HOSTILE, result_row
+
+
+def tricky_results(results: pd.DataFrame) -> pd.DataFrame:
+    """The toy table plus names and notes that stress quoting, and floats that need 17 digits."""
+    extra = result_row("chrf, \"quoted\"", "tab\there", "pearson", 0.1 + 0.2, (1 / 3, 2 / 3), 42,
+                       note="line one\nline two, with # and \"quotes\"")  # fmt: skip
+    extra2 = result_row("bleu", HOSTILE, "pearson", -1e-17, n=3, dataset="#not-a-comment")
+    return pd.concat([results, pd.DataFrame([extra, extra2])], ignore_index=True)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "json"])
+def test_round_trip_is_exact(tmp_path, results, signature, fmt):
+    table = tricky_results(results).assign(rank=np.arange(1, 10, dtype=float), cluster=list("aabbccdde"))
+    text = render(table, signature, fmt)
+    path = write_atomic(tmp_path / f"results.{fmt}", text)
+    loaded, loaded_signature = load_results(path)
+    assert loaded_signature == signature
+    assert list(loaded.columns) == list(RESULT_COLUMNS) + ["rank", "cluster"]
+    # Rows come back in ranking order; compare against the input put in the same order by hand keys.
+    key = ["dataset", "level", "statistic", "metric", "segmenter"]
+    got = loaded.sort_values(key).reset_index(drop=True)
+    want = table.sort_values(key).reset_index(drop=True)
+    for column in ("value", "ci_low", "ci_high", "n", "concordant", "rank"):
+        np.testing.assert_array_equal(got[column].to_numpy(float), want[column].to_numpy(float), err_msg=column)
+    for column in ("dataset", "metric", "segmenter", "note", "cluster", "grouping"):
+        assert got[column].tolist() == want[column].tolist(), column
+    assert got.loc[got["metric"] == 'chrf, "quoted"', "value"].item() == 0.1 + 0.2  # 0.30000000000000004
+    # Re-rendering what was read gives the same bytes, in this format and in the human ones.
+    assert render(loaded, loaded_signature, fmt) == text
+    for human in ("text", "markdown", "html"):
+        assert render(loaded, loaded_signature, human) == render(table, signature, human)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "json"])
+def test_round_trip_without_signature(tmp_path, results, fmt):
+    path = write_atomic(tmp_path / f"r.{fmt}", render(results, False, fmt))
+    loaded, signature = load_results(path)
+    assert signature == {}
+    assert len(loaded) == len(results)
+    assert np.isnan(loaded.loc[loaded["segmenter"].eq("pkuseg") & loaded["metric"].eq("nist"), "value"].item())
+
+
+def test_minimal_table_gets_defaults(tmp_path):
+    path = tmp_path / "minimal.csv"
+    path.write_text("metric,segmenter,judgment_kind,level,statistic,value\nbleu,char,rank,sys,spearman,0.5\n")
+    table, signature = load_results(path)
+    assert signature == {}
+    assert table["value"].tolist() == [0.5] and table["dataset"].tolist() == [""]
+    assert np.isnan(table["n"].item())
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("r.xlsx", "", "unknown results format '.xlsx'"),
+    ("r.csv", "metric,segmenter\nbleu,char\n", "missing column(s) judgment_kind, level, statistic, value"),
+    ("r.csv", "metric,segmenter,judgment_kind,level,statistic,value\nbleu,char,rank,sys,spearman,high\n",
+     "row 1: column 'value' holds 'high', expected a number"),
+    ("r.csv", "metric,segmenter,judgment_kind,level,statistic,value\nbleu,char\n", "data row 1: 2 fields, expected 6"),
+    ("r.csv", "# metaeval results\n# seed 12345\nmetric\n", "r.csv:2: bad signature line"),
+    ("r.json", "{\"rows\": 3}", "expected a JSON object with a 'rows' list"),
+    ("r.json", "{\n\"rows\": [}", "r.json:2: invalid JSON"),
+])  # fmt: skip
+def test_bad_files_are_data_errors(tmp_path, name, content, message):
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(DataError, match=re.escape(message)):
+        load_results(path)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(DataError, match="no such file"):
+        load_results(tmp_path / "absent.json")

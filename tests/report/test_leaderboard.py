@@ -1,0 +1,289 @@
+"""Leaderboard rendering: layouts, formats, best cells, undefined rows, escaping, determinism."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from metaeval.errors import DataError, UsageError
+from metaeval.report import FORMATS, render, select
+from metaeval.report.html import axis
+from metaeval.report.layout import Bar
+from metaeval.report.results import competition_ranks, flatten_signature
+from metaeval.report.text import display_width
+
+from .conftest import HOSTILE, NAN, result_row, toy_rows, toy_signature
+
+
+def md_tables(text: str) -> list[list[list[str]]]:
+    """Markdown tables as lists of rows of cells (split on unescaped pipes)."""
+    tables, current = [], []
+    for line in text.splitlines():
+        if line.startswith("|"):
+            current.append([c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]])
+        elif current:
+            tables.append(current)
+            current = []
+    if current:
+        tables.append(current)
+    return tables
+
+
+# ---------------------------------------------------------------- ranking helpers
+
+
+def test_competition_ranks_by_hand():
+    # values 0.5, 0.7, 0.7, NaN: two values above 0.5 -> rank 3; none above 0.7 -> rank 1 (twice).
+    ranks = competition_ranks(np.array([0.5, 0.7, 0.7, NAN]))
+    assert ranks[:3].tolist() == [3.0, 1.0, 1.0]
+    assert np.isnan(ranks[3])
+
+
+def test_select_filters_and_names_what_is_present(results):
+    seg = select(results, level="seg", metric=["nist"])
+    assert sorted(seg["segmenter"]) == ["char", "jieba", "pkuseg"]
+    with pytest.raises(UsageError, match=r"no results with level 'doc'; present: 'seg', 'sys'"):
+        select(results, level="doc")
+    with pytest.raises(UsageError, match="cannot select on 'colour'"):
+        select(results, colour="red")
+
+
+def test_missing_required_column_is_a_data_error(results):
+    with pytest.raises(DataError, match="missing column\\(s\\) value"):
+        render(results.drop(columns=["value"]), None, "text")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"format": "pdf"}, "unknown format 'pdf'; known formats: text, markdown, csv, tsv, json, html"),
+    ({"layout": "wide"}, "unknown layout 'wide'; known layouts: ranked, table"),
+    ({"digits": -1}, "digits must be an integer from 0 to 12"),
+])  # fmt: skip
+def test_bad_options_are_usage_errors(results, kwargs, message):
+    with pytest.raises(UsageError, match=re.escape(message)):
+        render(results, None, **kwargs)
+
+
+# ---------------------------------------------------------------- ranked layout
+
+
+def test_ranked_text_orders_by_value_with_undefined_last(results, signature):
+    text = render(results, signature, "text")
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("toy-zh, kind=rank, level=seg"))
+    header = lines[start + 2].split()
+    assert header[:8] == ["rank", "cluster", "metric", "segmenter", "value", "95%", "CI", "n"]
+    assert "C" in header and "D" in header and "note" in header
+    body = lines[start + 4 : start + 10]
+    # 0.700 > 0.693 > 0.660 > 0.650 > 0.640, then the undefined nist/pkuseg.
+    got = [(row.split()[0], row.split()[1], row.split()[2], row.split()[3]) for row in body[:5]]
+    assert got == [("1", "nist", "char", "0.700"), ("2", "bleu", "char", "0.693"), ("3", "nist", "jieba", "0.660"),
+                   ("4", "bleu", "pkuseg", "0.650"), ("5", "bleu", "jieba", "0.640")]  # fmt: skip
+    assert body[5].split()[:3] == ["nist", "pkuseg", "n/a"]
+    assert body[5].endswith("undefined: no comparable pairs")
+    # counts C, D, metric ties, human ties of bleu/char: 693 307 4 11
+    assert "693  307            4          11" in body[1]
+
+
+def test_ranked_uses_given_rank_and_cluster(results):
+    results = results.assign(rank=[2, 5, 4, 1, 3, NAN, 1], cluster=["a", "b", "b", "a", "b", "", "a"])
+    text = render(results, False, "text")
+    row = next(line for line in text.splitlines() if " bleu " in line and "0.693" in line)
+    assert row.split()[:2] == ["2", "a"]
+
+
+def test_ties_in_value_break_by_metric_then_segmenter():
+    rows = [result_row("nist", "char", "pearson", 0.5), result_row("bleu", "jieba", "pearson", 0.5),
+            result_row("bleu", "char", "pearson", 0.5)]  # fmt: skip
+    md = render(pd.DataFrame(rows), False, "markdown")
+    body = md_tables(md)[0][2:]
+    assert [(r[0], r[2], r[3]) for r in body] == [("1", "bleu", "char"), ("1", "bleu", "jieba"), ("1", "nist", "char")]
+
+
+def test_markdown_ranked_structure(results, signature):
+    md = render(results, signature, "markdown")
+    assert md.startswith("# metaeval leaderboard: toy-zh\n")
+    assert md.index("Signature:") < md.index("## toy-zh")
+    tables = md_tables(md)
+    assert len(tables) == 2  # seg consistency and sys spearman
+    seg = tables[0]
+    width = len(seg[0])
+    assert all(len(row) == width for row in seg)
+    assert seg[1] == ["---:", "---:", ":---", ":---", "---:", ":---", "---:", "---:", "---:", "---:", "---:", ":---"]
+    assert len(seg) == 2 + 6
+    assert seg[2][:7] == ["1", "", "nist", "char", "0.700", r"\[0.680, 0.720\]", "1000"]
+    assert seg[7][2:5] == ["nist", "pkuseg", "n/a"] and seg[7][-1] == "undefined: no comparable pairs"
+    # The sys-level table has no pair counts: grouping is empty and the statistic is not counted.
+    assert tables[1][0] == ["rank", "cluster", "metric", "segmenter", "value", "95% CI", "n"]
+
+
+# ---------------------------------------------------------------- table layout (Li et al. 2011)
+
+
+def test_table_layout_text_marks_best_cell_per_column(results, signature):
+    text = render(select(results, level="seg"), signature, "text", layout="table")
+    lines = text.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("segmenter"))
+    assert lines[head].split() == ["segmenter", "bleu", "nist"]
+    rows = {line.split()[0]: line for line in lines[head + 2 : head + 5]}
+    # best bleu is char (0.693 > 0.650 > 0.640); best nist is char (0.700 > 0.660; pkuseg undefined)
+    assert "0.693 [0.671, 0.712]*" in rows["char"] and "0.700 [0.680, 0.720]*" in rows["char"]
+    assert "*" not in rows["jieba"] and "*" not in rows["pkuseg"]
+    assert rows["pkuseg"].split()[1:5] == ["0.650", "[0.628,", "0.671]", "n/a"]
+    assert "n/a: nist / pkuseg: no comparable pairs" in lines
+    assert "* best in column" in lines
+    # right-aligned numbers: the last CI bracket of char (marked) and jieba (unmarked) end in the same column,
+    # and so do the headers (which leave room for the mark).
+    ends = {display_width(lines[i][: lines[i].rindex("]") + 1]) for i in (head + 2, head + 3)}
+    assert len(ends) == 1
+    assert display_width(lines[head]) == ends.pop()
+
+
+def test_table_layout_markdown_bold_best(results):
+    md = render(select(results, level="seg"), False, "markdown", layout="table")
+    table = md_tables(md)[0]
+    assert table[0] == ["segmenter", "bleu", "nist"]
+    assert table[1] == [":---", "---:", "---:"]
+    cells = {row[0]: row[1:] for row in table[2:]}
+    assert cells["char"] == [r"**0.693 \[0.671, 0.712\]**", r"**0.700 \[0.680, 0.720\]**"]
+    assert cells["jieba"] == [r"0.640 \[0.620, 0.660\]", r"0.660 \[0.640, 0.680\]"]
+    assert cells["pkuseg"] == [r"0.650 \[0.628, 0.671\]", "n/a"]
+    assert "- n/a: nist / pkuseg: no comparable pairs" in md
+
+
+def test_table_layout_marks_every_tied_best():
+    rows = [result_row("bleu", "char", "pearson", 0.8), result_row("bleu", "jieba", "pearson", 0.8),
+            result_row("bleu", "pkuseg", "pearson", 0.7)]  # fmt: skip
+    cells = {r[0]: r[1] for r in md_tables(render(pd.DataFrame(rows), False, "markdown", layout="table"))[0][2:]}
+    assert cells == {"char": "**0.800**", "jieba": "**0.800**", "pkuseg": "0.700"}
+
+
+def test_table_layout_rejects_two_configs_in_one_cell():
+    rows = [result_row("bleu", "char", "pearson", 0.8), result_row("bleu", "char", "pearson", 0.7)]
+    rows[1]["config"] = "bleu|smooth:exp"
+    with pytest.raises(DataError, match="several rows for metric 'bleu', segmenter 'char'"):
+        render(pd.DataFrame(rows), False, "text", layout="table")
+
+
+# ---------------------------------------------------------------- signature
+
+
+def test_signature_at_top_of_every_format_and_omitted_on_request(results, signature):
+    for fmt in FORMATS:
+        out = render(results, signature, fmt)
+        assert "jieba-0.42.1|dict:default|hmm:yes" in out, fmt
+        head = out[: out.index("toy-zh", out.index("12345"))] if fmt != "json" else out
+        assert "12345" in head, fmt
+        bare = render(results, False, fmt)
+        assert "jieba-0.42.1" not in bare and "12345" not in bare, fmt
+    assert render(results, signature, "csv").startswith("# metaeval results\n# dataset = \"toy-zh\"\n")
+    assert render(results, False, "csv").startswith("dataset,metric,segmenter,")
+    assert json.loads(render(results, signature, "json"))["signature"]["seed"] == 12345
+
+
+def test_flatten_signature_sorted_dotted():
+    pairs = flatten_signature({"z": 1, "a": {"y": None, "b": [1, "x"]}, "m": "text"})
+    assert pairs == [("a.b", '[1, "x"]'), ("a.y", "-"), ("m", "text"), ("z", "1")]
+
+
+def test_timestamp_only_when_given(results, signature):
+    assert "generated" not in render(results, signature, "text")
+    assert "generated: 2025-01-02T03:04:05Z" in render(results, signature, "text", timestamp="2025-01-02T03:04:05Z")
+
+
+# ---------------------------------------------------------------- HTML
+
+
+class TagCollector(HTMLParser):
+    VOID = {"meta", "br", "hr", "img", "input", "link"}
+
+    def __init__(self):
+        super().__init__()
+        self.stack, self.tags, self.errors = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        if tag not in self.VOID and not tag.startswith("svg:"):
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append(tag)
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack.pop() != tag:
+            self.errors.append(tag)
+
+
+def hostile_results() -> tuple[pd.DataFrame, dict]:
+    rows = toy_rows()
+    rows[0]["segmenter"] = HOSTILE
+    rows[1]["metric"] = '"><img src=x onerror=alert(2)>'
+    rows[5]["note"] = HOSTILE
+    for row in rows:
+        row["dataset"] = HOSTILE
+    signature = toy_signature()
+    signature["segmenters"][HOSTILE] = HOSTILE
+    return pd.DataFrame(rows), signature
+
+
+@pytest.mark.parametrize("layout", ["ranked", "table"])
+def test_html_escapes_every_string(layout):
+    results, signature = hostile_results()
+    page = render(results, signature, "html", layout=layout)
+    assert HOSTILE not in page
+    assert "<img" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    parser = TagCollector()
+    parser.feed(page)
+    assert "script" not in parser.tags and "img" not in parser.tags
+    assert parser.errors == [] and parser.stack == []
+
+
+def test_html_is_self_contained_with_chart(results, signature):
+    page = render(results, signature, "html")
+    assert page.startswith("<!DOCTYPE html>\n") and page.endswith("</html>\n")
+    assert "<script" not in page and "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert "https://" not in page and "src=" not in page and "<link" not in page
+    assert page.count("<svg ") == 2
+    # 5 defined seg values + 1 sys value -> 6 bars; the undefined nist/pkuseg has a label and n/a, no bar.
+    assert page.count("<rect ") == 6
+    assert "<title>nist / pkuseg: n/a</title>" in page
+    assert "<td>undefined: no comparable pairs</td>" in page
+
+
+def test_html_bar_geometry_by_hand(results):
+    page = render(select(results, level="seg"), False, "html")
+    # Domain [0, 0.8] (max CI bound 0.72 rounded up to the 0.1 tick); bar area 360 px wide.
+    # Labels "bleu / pkuseg" and "nist / pkuseg" have 13 characters: left = 13*7.3+10 = 104.9 px.
+    # nist/char 0.700 -> width 0.7/0.8*360 = 315.0; its CI [0.68, 0.72] -> x = 104.9+306 = 410.9, 104.9+324 = 428.9.
+    assert '<rect x="104.9" y="27.0" width="315.0" height="14" fill="#4c78a8"/>' in page
+    assert '<line x1="410.9" y1="34.0" x2="428.9" y2="34.0" stroke="#222"/>' in page
+
+
+def test_axis_includes_zero_and_negative_values():
+    # values -0.23..0.41 -> span 0.64, step 0.1 (6.4 intervals <= 10): domain [-0.3, 0.5]
+    low, high, step = axis([Bar("a", -0.23, -0.3, -0.1), Bar("b", 0.41, 0.2, 0.45)])
+    assert (round(low, 9), round(high, 9), step) == (-0.3, 0.5, 0.1)
+    assert axis([Bar("a", NAN, NAN, NAN)]) == (0.0, 1.0, 0.1)
+
+
+# ---------------------------------------------------------------- determinism
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("layout", ["ranked", "table"])
+def test_same_content_gives_same_bytes(results, signature, fmt, layout):
+    first = render(results, signature, fmt, layout=layout)
+    assert render(results.copy(), dict(signature), fmt, layout=layout) == first
+    shuffled = results.sample(frac=1.0, random_state=np.random.default_rng(7).integers(2**31)).reset_index(drop=True)
+    reordered_signature = dict(reversed(list(signature.items())))
+    assert render(shuffled, reordered_signature, fmt, layout=layout) == first
+
+
+def test_negative_zero_is_not_printed():
+    out = render(pd.DataFrame([result_row("bleu", "char", "pearson", -0.0001, (-0.0004, 0.0002))]), False, "text")
+    assert "-0.000" not in out and "0.000 " in out
