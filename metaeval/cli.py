@@ -25,7 +25,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse that raises instead of exiting, so usage errors go through one path."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}")
+        command = self.prog.removeprefix("metaeval").strip()
+        raise UsageError(f"{command}: {message}" if command else message)
 
 
 def _split_list(values: Sequence[str] | None) -> list[str]:
@@ -357,12 +358,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``metaeval`` command; returns the exit status."""
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _install_signal_handlers() -> None:
+    """SIGTERM unwinds like Ctrl-C, so atomic writers remove their temporary files."""
     try:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    except (AttributeError, ValueError):  # pragma: no cover - not on Windows / not main thread
+        signal.signal(signal.SIGTERM, _raise_interrupt)
+    except (AttributeError, ValueError):  # pragma: no cover - not on POSIX / not main thread
         pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``metaeval`` command; returns the exit status."""
+    _install_signal_handlers()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
