@@ -1,0 +1,159 @@
+"""METEOR 1.5, exact module: golden values from the tool, hand-computed cases and properties."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from metaeval.errors import UsageError
+from metaeval.metrics import get_metric
+from metaeval.metrics.meteor import FUNCTION_WORDS_ENV, METEOR
+from tests.golden_util import DATA, GOLDEN_FOLDERS
+from tests.metrics.test_gtm import compare_golden, shuffled_corpus_scores, toks
+
+ENGLISH_WORDS = DATA / "meteor" / "english.words"
+needs_golden = pytest.mark.skipif(
+    not GOLDEN_FOLDERS or not ENGLISH_WORDS.is_file(), reason="shared golden folder not found (set METAEVAL_SHARED)"
+)
+
+# 0.5 ** 1.4 = exp(-1.4 * ln 2) = 0.378929; the 'other' penalty at frag 1/2 is 0.7 * 0.378929.
+HALF_POW = 0.5**1.4
+
+
+@pytest.fixture
+def english(tmp_path):
+    path = tmp_path / "fw.words"
+    path.write_text("the\na\n", encoding="utf-8")
+    return METEOR(params="en", function_words=str(path))
+
+
+@needs_golden
+@pytest.mark.parametrize("folder", GOLDEN_FOLDERS, ids=lambda p: p.name)
+@pytest.mark.parametrize("params", ["other", "en"])
+def test_golden_meteor15(folder, params):
+    """Every meteor_exact_{other,en} row of METEOR 1.5 -m exact, segment and system level, within 1e-4."""
+    metric = METEOR(params=params, function_words=str(ENGLISH_WORDS) if params == "en" else "")
+    compare_golden(metric, folder, f"meteor_exact_{params}")
+
+
+def seg_score(metric: METEOR, hyp: str, refs: list[str]) -> float:
+    return float(metric.sentence_scores([toks(hyp)], [[toks(r)] for r in refs])[0])
+
+
+def test_identical_is_one(english):
+    assert seg_score(METEOR(), "a b c", ["a b c"]) == 1.0
+    assert seg_score(english, "the cat sat", ["the cat sat"]) == 1.0
+
+
+def test_best_reference_is_kept():
+    # Ref 1: P = 1, R = 1/2, Fmean = 1/(0.25/1 + 0.75/0.5) = 1/1.75; frag = 1 chunk / 1 match,
+    # penalty 0.7 * 1^1.4 = 0.7: score = 0.3/1.75 = 0.171429 (golden edge seg 2 is 0.17142857).
+    # Ref 2: R = 1/3, Fmean = 1/(0.25 + 2.25) = 0.4, score = 0.12.
+    assert seg_score(METEOR(), "hello", ["hello world", "hello there world"]) == pytest.approx(0.3 / 1.75)
+    assert seg_score(METEOR(), "hello", ["hello there world", "hello world"]) == pytest.approx(0.3 / 1.75)
+
+
+def test_reordering_is_penalised_by_chunks():
+    # 4 matches in 2 chunks: P = R = Fmean = 1, frag = 2/4, score = 1 - 0.7 * 0.5^1.4 = 0.734750.
+    assert seg_score(METEOR(), "a b c d", ["c d a b"]) == pytest.approx(1 - 0.7 * HALF_POW)
+
+
+def test_alignment_minimises_chunks():
+    # "a" can align to hyp 0 or hyp 2; hyp 0 keeps "a b" in one chunk. P = 2/3, R = 1,
+    # Fmean = 1/(0.25*1.5 + 0.75) = 1/1.125; frag = 1/2: score = (1 - 0.7 * 0.5^1.4) / 1.125.
+    metric = METEOR()
+    stats = metric.stats([toks("a b a")], [[toks("a b")]])
+    np.testing.assert_array_equal(stats[0, [4, 7]], [2, 1])
+    assert metric.score(stats)[0] == pytest.approx((1 - 0.7 * HALF_POW) / 1.125)
+
+
+def test_function_words_weighted_by_delta(english):
+    # en: delta .75. hyp "the cat", ref "the dog": one match, a function word.
+    # P = R = (0.75*0 + 0.25*1) / (0.75*1 + 0.25*1) = 0.25, Fmean = 0.25; frag = 1/1, penalty 0.6 * 1^0.2.
+    # Score = 0.25 * 0.4 = 0.1.
+    assert seg_score(english, "the cat", ["the dog"]) == pytest.approx(0.1)
+    # Matching is case-sensitive ("The" != "the"), but the function-word test lowercases:
+    # only "cat" matches, a content word: P = R = 0.75 / 1, frag 1/1: 0.75 * 0.4 = 0.3.
+    assert seg_score(english, "The cat", ["the cat"]) == pytest.approx(0.3)
+    np.testing.assert_array_equal(english.stats([toks("The cat")], [[toks("the cat")]]), [[2, 2, 1, 1, 1, 0, 0, 1]])
+
+
+def test_undefined_scores_are_zero():
+    metric = METEOR()
+    hyps, refs = [[], toks("x y"), toks("a")], [[toks("a b"), toks("a b"), []]]
+    np.testing.assert_array_equal(metric.sentence_scores(hyps, refs), [0.0, 0.0, 0.0])
+    assert metric.score(np.zeros(8)) == 0.0
+
+
+def test_system_score_from_summed_stats_identical_segment_adds_no_chunk():
+    metric = METEOR()
+    hyps = [toks("a b"), toks("a b c d")]
+    refs = [[toks("a b"), toks("c d a b")]]
+    stats = metric.stats(hyps, refs)
+    assert stats[0, 7] == 0 and stats[1, 7] == 2
+    # Sums: 6 matches of 6 tokens on both sides, 2 chunks: frag = 2/6,
+    # score = 1 - 0.7 * (1/3)^1.4 = 1 - 0.7 * 0.214809 = 0.849633.
+    assert metric.corpus_score(hyps, refs) == pytest.approx(1 - 0.7 * (1 / 3) ** 1.4)
+
+
+def test_one_segment_corpus_equals_segment_score(english):
+    hyps, refs = [toks("the cat sat on a mat")], [[toks("a cat sat on the mat")]]
+    assert english.corpus_score(hyps, refs) == pytest.approx(english.sentence_scores(hyps, refs)[0])
+
+
+def test_function_word_list_is_required_for_en(monkeypatch, tmp_path):
+    monkeypatch.delenv(FUNCTION_WORDS_ENV, raising=False)
+    with pytest.raises(UsageError, match="english.words"):
+        METEOR(params="en")
+    with pytest.raises(UsageError, match="english.words"):
+        get_metric("meteor:params=en")
+    with pytest.raises(UsageError, match="cannot read"):
+        METEOR(params="en", function_words=str(tmp_path / "missing.words"))
+    path = tmp_path / "fw.words"
+    path.write_text("the\n", encoding="utf-8")
+    monkeypatch.setenv(FUNCTION_WORDS_ENV, str(path))
+    metric = get_metric("meteor:params=en")
+    assert metric.function_words == str(path)
+    assert "fw:fw.words(1,sha1:" in metric.signature()
+
+
+def test_options_and_signature():
+    assert METEOR().signature().startswith("meteor|params:other|mod:exact|case:mixed|fw:none|version:")
+    assert get_metric("meteor:params=other") == METEOR()
+    assert len(METEOR().stat_names) == 8
+    with pytest.raises(ValueError, match="params must be one of"):
+        METEOR(params="fr")
+    with pytest.raises(ValueError, match="only to params=en"):
+        METEOR(params="other", function_words="x.words")
+    with pytest.raises(UsageError):
+        get_metric("meteor:params=xx")
+
+
+token_lists = st.lists(st.sampled_from("abcde"), max_size=12)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(token_lists, token_lists, token_lists), min_size=1, max_size=6), st.randoms(use_true_random=False))
+def test_corpus_score_ignores_segment_order(segments, rnd):
+    original, shuffled = shuffled_corpus_scores(METEOR(), segments, rnd)
+    assert shuffled == pytest.approx(original)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.sampled_from("abcde"), min_size=1, max_size=30))
+def test_identical_hypothesis_and_reference_score_one(tokens):
+    metric = METEOR()
+    assert metric.sentence_scores([tokens], [[tokens]])[0] == pytest.approx(1.0)
+    assert metric.corpus_score([tokens, tokens], [[tokens, tokens]]) == pytest.approx(1.0)
+
+
+@settings(max_examples=50, deadline=None)
+@given(token_lists, token_lists)
+def test_alignment_is_one_to_one_and_maximal(hyp, ref):
+    stats = METEOR().stats([hyp], [[ref]])[0]
+    # Exact matching: the maximum number of one-to-one matches is the bag intersection.
+    expected = sum(min(hyp.count(t), ref.count(t)) for t in set(hyp))
+    assert stats[4] == expected
+    assert 0.0 <= METEOR().score(stats) <= 1.0
