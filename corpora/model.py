@@ -34,7 +34,7 @@ def kind_direction(kind: str, declared: Mapping[str, int] | None = None) -> int:
     return -1 if (kind.lower() in LOWER_IS_BETTER or stem in LOWER_IS_BETTER) else 1
 
 
-def _describe(ids: Sequence[str], limit: int = 5) -> str:
+def describe(ids: Sequence[str], limit: int = 5) -> str:
     shown = ", ".join(map(str, list(ids)[:limit]))
     more = len(ids) - limit
     return shown + (f" and {more} more" if more > 0 else "")
@@ -80,7 +80,7 @@ class Corpus:
         if len(set(self.seg_ids)) != n:
             seen: set[str] = set()
             dups = [s for s in self.seg_ids if s in seen or seen.add(s)]  # type: ignore[func-returns-value]
-            raise DataError(f"{where}: duplicate segment ids: {_describe(dups)}")
+            raise DataError(f"{where}: duplicate segment ids: {describe(dups)}")
         if not self.references:
             raise DataError(f"{where}: no reference translation")
         if not self.systems:
@@ -98,7 +98,7 @@ class Corpus:
                 )
             bad = [self.seg_ids[i] for i, t in enumerate(texts) if not isinstance(t, str)]
             if bad:
-                raise DataError(f"{where}: {label} has no text for segments {_describe(bad)}")
+                raise DataError(f"{where}: {label} has no text for segments {describe(bad)}")
 
     @property
     def n_segments(self) -> int:
@@ -128,7 +128,7 @@ class Corpus:
         for kind, wanted, have in (("system", sys_names, self.systems), ("reference", ref_names, self.references)):
             unknown = [w for w in wanted if w not in have]
             if unknown:
-                raise UsageError(f"unknown {kind}(s) {_describe(unknown)}; known: {_describe(list(have), 50)}")
+                raise UsageError(f"unknown {kind}(s) {describe(unknown)}; known: {describe(list(have), 50)}")
         if seg_ids is None:
             keep = list(range(self.n_segments))
         else:
@@ -136,7 +136,7 @@ class Corpus:
             wanted_ids = list(seg_ids)
             unknown = [s for s in wanted_ids if s not in index]
             if unknown:
-                raise UsageError(f"unknown segment id(s) {_describe(unknown)}")
+                raise UsageError(f"unknown segment id(s) {describe(unknown)}")
             keep = sorted(index[s] for s in wanted_ids)
 
         def take(texts: Sequence[str]) -> tuple[str, ...]:
@@ -178,7 +178,7 @@ def apply_missing_policy(
             place = f"{path}: " if path else ""
             raise DataError(
                 f"{place}system {name!r} lacks {len(missing)} segment(s): "
-                f"{_describe([seg_ids[i] for i in missing])} (use --missing skip|empty to choose a policy)"
+                f"{describe([seg_ids[i] for i in missing])} (use --missing skip|empty to choose a policy)"
             )
         missing_any.update(missing)
     if policy == "skip":
@@ -240,8 +240,10 @@ class Judgments:
             scores = self.system_scores.copy()
             scores.index = scores.index.astype(str)
             for col in scores.columns:
-                if pd.api.types.is_numeric_dtype(scores[col]) and not np.isfinite(scores[col].to_numpy(float)).all():
-                    bad = scores.index[~np.isfinite(scores[col].to_numpy(float))][0]
+                values = scores[col].to_numpy(float) if pd.api.types.is_numeric_dtype(scores[col]) else None
+                # NaN means "not scored by this kind"; infinities are errors
+                if values is not None and np.isinf(values).any():
+                    bad = scores.index[np.isinf(values)][0]
                     raise DataError(f"{self.source or 'system scores'}: non-finite {col!r} for system {bad!r}")
             object.__setattr__(self, "system_scores", scores)
 
@@ -267,12 +269,12 @@ class Judgments:
         unknown = sorted(systems - set(corpus.systems))
         if unknown:
             raise DataError(
-                f"{where}: judgments name system(s) not in the corpus: {_describe(unknown)}; "
-                f"corpus systems: {_describe(sorted(corpus.systems), 50)}"
+                f"{where}: judgments name system(s) not in the corpus: {describe(unknown)}; "
+                f"corpus systems: {describe(sorted(corpus.systems), 50)}"
             )
         unknown_segs = sorted(set(self.table["seg_id"]) - set(corpus.seg_ids), key=_natural_key)
         if unknown_segs:
-            raise DataError(f"{where}: judgments name segment(s) not in the corpus: {_describe(unknown_segs)}")
+            raise DataError(f"{where}: judgments name segment(s) not in the corpus: {describe(unknown_segs)}")
 
     def segment_matrix(self, kind: str, systems: Sequence[str], seg_ids: Sequence[str]) -> np.ndarray:
         """Mean judgment (over judges) as an array ``[n_systems, n_segments]``, NaN where unjudged."""
