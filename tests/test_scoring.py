@@ -1,0 +1,108 @@
+"""The scoring layer: statistics per segment, sums at document and system level, executors."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import pytest
+
+from corpora.model import Corpus
+from metaeval.metrics.base import Metric
+from metaeval.scoring import score_corpus
+
+
+@dataclass(frozen=True)
+class UnigramPrecision(Metric):
+    """Toy metric: matched hypothesis tokens (clipped by the first reference) / hypothesis tokens."""
+
+    name: ClassVar[str] = "uprec"
+
+    @property
+    def stat_names(self) -> tuple[str, ...]:
+        return ("matches", "hyp_len")
+
+    def signature(self) -> str:
+        return "uprec"
+
+    def segment_stats(self, hyps, prepared):  # noqa: ANN001, ANN201
+        out = np.zeros((len(hyps), 2))
+        for i, hyp in enumerate(hyps):
+            ref = list(prepared[0][i])
+            for token in hyp:
+                if token in ref:
+                    ref.remove(token)
+                    out[i, 0] += 1
+            out[i, 1] = len(hyp)
+        return out
+
+    def score(self, stats):  # noqa: ANN001, ANN201
+        stats = np.asarray(stats, dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(stats[..., 1] > 0, stats[..., 0] / np.maximum(stats[..., 1], 1), 0.0)
+
+
+class SpaceSegmenter:
+    name = "space"
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def signature(self) -> str:
+        return "space|v1"
+
+    def segment_many(self, texts):  # noqa: ANN001, ANN201
+        self.calls.extend(texts)
+        return [t.split() for t in texts]
+
+
+def make_corpus() -> Corpus:
+    return Corpus(
+        seg_ids=("1", "2", "3"),
+        sources=("s1", "s2", "s3"),
+        references={"A": ("a b c d", "e f", "g h")},
+        systems={"X": ("a b c d", "e x", "z"), "Y": ("a b", "e f", "g h")},
+        doc_ids=("d1", "d1", "d2"),
+        target_lang="en",
+        name="toy",
+    )
+
+
+def test_scores_at_every_level_follow_from_summed_statistics():
+    result = score_corpus(make_corpus(), [SpaceSegmenter()], [UnigramPrecision()])
+    (cfg,) = result.configs
+    # X: 4/4, 1/2, 0/1 -> segments 1, .5, 0; system 5/7; doc d1 = 5/6, d2 = 0/1
+    assert cfg.seg_scores[0].tolist() == [1.0, 0.5, 0.0]
+    assert cfg.sys_scores[0] == pytest.approx(5 / 7)
+    table = result.table()
+    docs = table[(table.level == "doc") & (table.system == "X")].set_index("doc_id")["score"]
+    assert docs["d1"] == pytest.approx(5 / 6) and docs["d2"] == 0.0
+    sys_rows = table[table.level == "sys"]
+    assert (sys_rows.seg_id == "").all() and set(sys_rows.system) == {"X", "Y"}
+    # Y: 2/2, 2/2, 2/2 -> 1 everywhere
+    assert cfg.sys_scores[1] == 1.0
+
+
+def test_each_unique_text_is_segmented_once():
+    seg = SpaceSegmenter()
+    score_corpus(make_corpus(), [seg], [UnigramPrecision()])
+    assert len(seg.calls) == len(set(seg.calls))
+    # "e f" and "g h" occur as reference and as Y's hypothesis: segmented once each
+    assert seg.calls.count("e f") == 1
+
+
+def test_process_pool_gives_identical_results():
+    serial = score_corpus(make_corpus(), [SpaceSegmenter()], [UnigramPrecision()]).table()
+    with cf.ProcessPoolExecutor(max_workers=2) as pool:
+        parallel = score_corpus(make_corpus(), [SpaceSegmenter()], [UnigramPrecision()], executor=pool).table()
+    assert serial.equals(parallel)
+
+
+def test_metric_echoes_spec_and_config_records_signatures():
+    result = score_corpus(make_corpus(), [SpaceSegmenter()], [UnigramPrecision()])
+    table = result.table(["sys"])
+    assert set(table.metric) == {"uprec"}
+    assert set(table.config) == {"uprec+space|v1"}
+    assert list(table.columns)[:5] == ["metric", "segmenter", "system", "level", "doc_id"]
