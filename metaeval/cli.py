@@ -30,10 +30,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _split_list(values: Sequence[str] | None) -> list[str]:
-    out: list[str] = []
-    for value in values or []:
-        out += [v for v in value.split(",") if v] if "," in value and ":" not in value else [value]
-    return out
+    """Repeated options and comma-separated lists (``--level seg,sys``), flattened."""
+    return [v.strip() for value in values or [] for v in value.split(",") if v.strip()]
 
 
 def _progress_bar(enabled: bool) -> Callable[[str, int, int], None] | None:
@@ -90,8 +88,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     from metaeval.metrics import available_metrics
 
     lines = [f"metaeval {__version__}", "", "segmenters:"]
-    for name in segmenters.available():
-        lines.append(f"  {name}")
+    for row in segmenters.info():
+        lines.append(f"  {row.name:13s} {row.description}")
     lines += ["", "metrics:"]
     lines += [f"  {name:8s} {desc}" for name, desc in available_metrics().items()]
     lines += ["", "formats:"]
@@ -104,7 +102,7 @@ def cmd_segment(args: argparse.Namespace) -> int:
     import segmenters
 
     texts = args.text or [line.rstrip("\n") for line in sys.stdin]
-    for name in _split_list(args.segmenter) or ["char"]:
+    for name in args.segmenter or ["char"]:
         seg = segmenters.get(name)
         print(f"# {seg.signature()}")
         for text in texts:
@@ -120,7 +118,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     unknown = [lv for lv in levels if lv not in LEVELS]
     if unknown:
         raise UsageError(f"unknown level {unknown[0]!r}; known: {', '.join(LEVELS)}")
-    segs = _split_list(args.segmenter) or ["char"]
+    segs = args.segmenter or ["char"]
     metrics = args.metric or ["bleu"]
     _check_names(segs, metrics)
     corpus, _ = read_corpus(args.corpus, missing=args.missing)
@@ -213,7 +211,7 @@ def _results_text(results, signature: dict, fmt: str, layout: str) -> str:  # no
 def cmd_run(args: argparse.Namespace) -> int:
     from metaeval.api import run
 
-    segs = _split_list(args.segmenter) or None
+    segs = args.segmenter or None
     metrics = args.metric or None
     _check_names(segs or [], metrics or [])
     judgments = _load_judgments(args) if args.judgments else None

@@ -1,0 +1,35 @@
+"""Segmenters: text to tokens at a chosen granularity (DESIGN.md, "Segmenters").
+
+    >>> import segmenters
+    >>> segmenters.get("cjk-char")("我用iPhone 15拍照。")
+    ['我', '用', 'iPhone', '15', '拍', '照', '。']
+
+``get(name, **options)`` builds a segmenter, ``available()`` lists names (built-ins and
+plug-ins of the entry-point group ``metaeval.segmenters``, without importing them),
+``register(name)`` adds one, ``info()`` describes each for ``metaeval list``. Every
+segmenter accepts the normalisation options ``nfkc``, ``halfwidth`` and ``lowercase``
+(off by default; recorded in the signature).
+"""
+
+from __future__ import annotations
+
+from segmenters.base import Normalization, Segmenter, SegmenterLike
+from segmenters.registry import ENTRY_POINT_GROUP, SegmenterInfo, available, get, info, parse_spec, register
+
+# Built-ins register themselves on import; their third-party packages load lazily.
+from segmenters import simple, cjk, jieba_adapter, pkuseg_adapter, mecab_adapter, optional  # noqa: E402,F401,I001
+from segmenters.cache import SegmentationCache  # noqa: E402
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Normalization",
+    "SegmentationCache",
+    "Segmenter",
+    "SegmenterInfo",
+    "SegmenterLike",
+    "available",
+    "get",
+    "info",
+    "parse_spec",
+    "register",
+]

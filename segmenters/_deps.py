@@ -1,0 +1,67 @@
+"""Optional dependencies, package versions and file fingerprints for signatures."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import warnings
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from types import ModuleType
+
+from metaeval.errors import MissingDependencyError
+
+
+def require(module: str, segmenter: str, pip: str) -> ModuleType:
+    """Import ``module`` or raise MissingDependencyError giving ``pip install <pip>``.
+
+    Warnings raised while the module is imported (e.g. jieba 0.42's invalid escape sequences
+    and its use of the deprecated ``pkg_resources``) are silenced: segmenters print nothing.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            warnings.simplefilter("ignore", SyntaxWarning)
+            warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
+            return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"segmenter {segmenter!r} needs the Python module {module!r} ({exc}); install it with: pip install {pip}"
+        ) from None
+
+
+def version(distribution: str) -> str:
+    """Installed version of a distribution, or ``missing``."""
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "missing"
+
+
+def module_dir(module: str) -> Path | None:
+    """Folder of an installed package, found without importing it."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+@lru_cache(maxsize=None)
+def fingerprint(path: str, hash_it: bool = True) -> str:
+    """``<name>:<bytes>B`` and, if ``hash_it``, ``:sha256=<first 12 hex>`` of a file."""
+    file = Path(path)
+    if not file.is_file():
+        return f"{file.name}:missing"
+    text = f"{file.name}:{file.stat().st_size}B"
+    if hash_it:
+        digest = hashlib.sha256()
+        with open(file, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        text += f":sha256={digest.hexdigest()[:12]}"
+    return text

@@ -1,0 +1,99 @@
+"""``cjk-char``: CJK characters one by one, other runs split as mteval-v13a splits English.
+
+Each character of the classes below is its own token; the text between them is
+tokenized by sacrebleu's ``Tokenizer13a`` (Latin words, numbers, ASCII punctuation).
+Compared with sacrebleu's ``TokenizerZh`` (sacrebleu 2.x ``tokenizer_zh.py``), whose
+ranges are written as 4-hex-digit string escapes, this fixes:
+
+- Extension B was written ``'\\u20000'..'\\u2a6d6'``, i.e. ``'\\u2000' + '0'`` to
+  ``'\\u2a6d' + '6'``: that selects U+2000..U+2A6D (general punctuation, arrows, maths)
+  and misses every supplementary-plane ideograph (Extensions B..I, the compatibility
+  supplement); the compatibility-supplement range has the same defect;
+- the URO ends at U+9FFF (it stopped at U+9FBB), Extension A at U+4DBF;
+- kana (hiragana, katakana, their extensions and supplements) and hangul are included;
+- full-width letters and digits are not split apart: ``ＩＢＭ`` stays one token, like ``IBM``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from segmenters._deps import require, version
+from segmenters.base import Segmenter
+from segmenters.registry import register
+from segmenters.simple import RULES_VERSION
+
+#: Inclusive code-point ranges whose characters are tokens on their own.
+CJK_RANGES: tuple[tuple[int, int, str], ...] = (
+    (0x1100, 0x11FF, "Hangul Jamo"),
+    (0x2E80, 0x2FDF, "CJK Radicals Supplement, Kangxi Radicals"),
+    (0x2FF0, 0x2FFF, "Ideographic Description Characters"),
+    (0x3000, 0x303F, "CJK Symbols and Punctuation"),
+    (0x3040, 0x30FF, "Hiragana, Katakana"),
+    (0x3100, 0x33FF, "Bopomofo, Hangul Compatibility Jamo, Kanbun, CJK Strokes, Katakana Phonetic Extensions, "
+                     "Enclosed CJK Letters and Months, CJK Compatibility"),
+    (0x3400, 0x4DBF, "CJK Unified Ideographs Extension A"),
+    (0x4E00, 0x9FFF, "CJK Unified Ideographs"),
+    (0xA960, 0xA97F, "Hangul Jamo Extended-A"),
+    (0xAC00, 0xD7FF, "Hangul Syllables, Hangul Jamo Extended-B"),
+    (0xF900, 0xFAFF, "CJK Compatibility Ideographs"),
+    (0xFE10, 0xFE1F, "Vertical Forms"),
+    (0xFE30, 0xFE6F, "CJK Compatibility Forms, Small Form Variants"),
+    (0xFF01, 0xFF0F, "Full-width punctuation"),
+    (0xFF1A, 0xFF20, "Full-width punctuation"),
+    (0xFF3B, 0xFF40, "Full-width punctuation"),
+    (0xFF5B, 0xFF65, "Full-width brackets, half-width CJK punctuation"),
+    (0xFF66, 0xFF9F, "Half-width Katakana"),
+    (0xFFA0, 0xFFDC, "Half-width Hangul"),
+    (0xFFE0, 0xFFEE, "Full-width and half-width symbols"),
+    (0x16FE0, 0x16FFF, "Ideographic Symbols and Punctuation"),
+    (0x1AFF0, 0x1B16F, "Kana Extended-B, Kana Supplement, Kana Extended-A, Small Kana Extension"),
+    (0x20000, 0x3FFFF, "Supplementary and Tertiary Ideographic Planes: Extensions B-I, Compatibility Supplement"),
+)
+
+#: Punctuation outside those blocks that Chinese and Japanese text uses as full-width marks
+#: (GB/T 15834 quotes, dash, ellipsis, middle dot, reference mark).
+CJK_PUNCTUATION = "\u00b7\u2014\u2015\u2016\u2018\u2019\u201c\u201d\u2025\u2026\u2027\u2030\u2032\u2033\u203b"
+
+
+def _character_class() -> str:
+    ranges = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi, _ in CJK_RANGES)
+    return "[" + ranges + re.escape(CJK_PUNCTUATION) + "]"
+
+
+_CJK = re.compile(_character_class())
+_SPLIT = re.compile("(" + _character_class() + ")")
+
+
+def is_cjk(char: str) -> bool:
+    """Whether ``cjk-char`` makes this one character a token of its own."""
+    return _CJK.fullmatch(char) is not None
+
+
+@register("cjk-char")
+class CjkCharSegmenter(Segmenter):
+    """CJK ideographs, kana, hangul and full-width/CJK punctuation one per token; runs of other
+    characters tokenized by sacrebleu's 13a (DESIGN.md, "Segmenters")."""
+
+    name = "cjk-char"
+
+    def __init__(self, **norm: Any) -> None:
+        super().__init__(**norm)
+        module = require("sacrebleu.tokenizers.tokenizer_13a", self.name, "sacrebleu")
+        self._tokenize13a = module.Tokenizer13a()
+
+    def _segment(self, text: str) -> list[str]:
+        # Same tokens as 13a over the text with spaces around each CJK character (13a rules
+        # never look across a space), but only the runs between CJK characters go through 13a.
+        tokens: list[str] = []
+        for i, part in enumerate(_SPLIT.split(text)):
+            if i % 2:
+                tokens.append(part)
+            elif part and not part.isspace():
+                tokens.extend(self._tokenize13a(part).split())
+        return tokens
+
+    @classmethod
+    def describe(cls) -> str:
+        return f"rules:{RULES_VERSION}|sacrebleu:{version('sacrebleu')}"

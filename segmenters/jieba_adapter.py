@@ -1,0 +1,77 @@
+"""``jieba`` and ``jieba-nohmm``: jieba's default dictionary, with and without its HMM for
+unknown words (jieba 0.42 ``Tokenizer.cut(text, HMM=...)``).
+
+The segmenters use a private ``jieba.Tokenizer`` whose prefix dictionary is built in memory
+from the bundled ``dict.txt`` with ``Tokenizer.gen_pfdict``, and marked initialised, so
+jieba's own initialisation, which writes ``jieba.cache`` to the temp folder and logs to
+stderr, never runs. The dictionary is read once per process and shared.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from segmenters._deps import fingerprint, module_dir, require, version
+from segmenters.base import Segmenter
+from segmenters.registry import register
+
+_LOCK = threading.Lock()
+_PREFIX_DICT: tuple[dict[str, int], int] | None = None
+
+
+def dictionary_path() -> Path | None:
+    """jieba's bundled ``dict.txt``, found without importing jieba."""
+    folder = module_dir("jieba")
+    return folder / "dict.txt" if folder is not None else None
+
+
+def _prefix_dict(jieba: Any) -> tuple[dict[str, int], int]:
+    global _PREFIX_DICT
+    with _LOCK:
+        if _PREFIX_DICT is None:
+            path = Path(jieba.__file__).parent / "dict.txt"
+            _PREFIX_DICT = jieba.Tokenizer.gen_pfdict(open(path, "rb"))  # gen_pfdict closes the file
+        return _PREFIX_DICT
+
+
+class _JiebaSegmenter(Segmenter):
+    hmm: bool
+
+    def __init__(self, **norm: Any) -> None:
+        super().__init__(**norm)
+        jieba = require("jieba", self.name, "jieba")
+        freq, total = _prefix_dict(jieba)
+        tokenizer = jieba.Tokenizer()
+        # Read-only after construction, so segmenters may share the dictionary.
+        tokenizer.FREQ, tokenizer.total = freq, total
+        tokenizer.initialized = True
+        self._tokenizer = tokenizer
+
+    def _segment(self, text: str) -> list[str]:
+        return list(self._tokenizer.cut(text, HMM=self.hmm))
+
+    def options_signature(self) -> str:
+        return "hmm:yes" if self.hmm else "hmm:no"
+
+    @classmethod
+    def describe(cls) -> str:
+        path = dictionary_path()
+        return f"jieba:{version('jieba')}|dict:{fingerprint(str(path)) if path else 'missing'}"
+
+
+@register("jieba")
+class JiebaSegmenter(_JiebaSegmenter):
+    """jieba, default dictionary, HMM on (jieba's default ``cut``)."""
+
+    name = "jieba"
+    hmm = True
+
+
+@register("jieba-nohmm")
+class JiebaNoHmmSegmenter(_JiebaSegmenter):
+    """jieba, default dictionary, HMM off (dictionary words and single characters only)."""
+
+    name = "jieba-nohmm"
+    hmm = False

@@ -1,0 +1,53 @@
+"""``pkuseg``: pkuseg 0.0.25 with its bundled default (mixed-domain) model and dictionary.
+
+Only ``pkuseg.pkuseg()`` with no model name is used: the named domain models are downloaded
+on first use and fail offline. Loading takes about 2.4 s and 790 MB, so the model is loaded
+once per process, on first use, and shared by every ``pkuseg`` segmenter.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from segmenters._deps import fingerprint, module_dir, require, version
+from segmenters.base import Segmenter
+from segmenters.registry import register
+
+_LOCK = threading.Lock()
+_MODEL: Any = None
+#: Files of the bundled default model and dictionary, relative to the package folder.
+MODEL_FILES = ("models/default/features.pkl", "models/default/weights.npz", "dicts/default.pkl")
+
+
+def model() -> Any:
+    """The process-wide ``pkuseg.pkuseg()`` instance (loaded on the first call)."""
+    global _MODEL
+    with _LOCK:
+        if _MODEL is None:
+            pkuseg = require("pkuseg", "pkuseg", "pkuseg==0.0.25")
+            _MODEL = pkuseg.pkuseg()
+        return _MODEL
+
+
+@register("pkuseg")
+class PkusegSegmenter(Segmenter):
+    """pkuseg's default model (Luo et al. 2019, ``pkuseg.pkuseg().cut``); it splits on whitespace first."""
+
+    name = "pkuseg"
+
+    def __init__(self, **norm: Any) -> None:
+        super().__init__(**norm)
+        require("pkuseg", self.name, "pkuseg==0.0.25")
+        self._model: Any = None
+
+    def _segment(self, text: str) -> list[str]:
+        if self._model is None:
+            self._model = model()
+        return self._model.cut(text)
+
+    @classmethod
+    def describe(cls) -> str:
+        folder = module_dir("pkuseg")
+        files = ",".join(fingerprint(str(folder / f), hash_it=False) for f in MODEL_FILES) if folder else "missing"
+        return f"pkuseg:{version('pkuseg')}|model:default({files})"

@@ -1,0 +1,86 @@
+"""Segmenters without a dictionary: characters, whitespace, and sacrebleu's word tokenizers."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from segmenters._deps import require, version
+from segmenters.base import Segmenter
+from segmenters.registry import register
+
+#: Bumped whenever the rules of a segmenter defined in this package change.
+RULES_VERSION = "1"
+
+
+class _RuleSegmenter(Segmenter):
+    """A segmenter defined by this package's own rules (no third-party tokenizer)."""
+
+    @classmethod
+    def describe(cls) -> str:
+        return f"rules:{RULES_VERSION}"
+
+
+@register("char")
+class CharSegmenter(_RuleSegmenter):
+    """Every non-whitespace character (code point) is one token: the "character level" of
+    Li, Zong & Ng 2011 and Denoual & Lepage 2005."""
+
+    name = "char"
+
+    def _segment(self, text: str) -> list[str]:
+        return list("".join(text.split()))
+
+
+@register("whitespace")
+class WhitespaceSegmenter(_RuleSegmenter):
+    """Already segmented text: tokens are the runs between whitespace (``str.split()``)."""
+
+    name = "whitespace"
+
+    def _segment(self, text: str) -> list[str]:
+        return text.split()
+
+
+class _SacrebleuSegmenter(Segmenter):
+    """A sacrebleu tokenizer (a ``str -> str`` function adding spaces), then split on whitespace."""
+
+    #: The tokenizer class ``tokenizer`` of the submodule ``sacrebleu.tokenizers.<module>``.
+    module: str
+    tokenizer: str
+
+    def __init__(self, **norm: Any) -> None:
+        super().__init__(**norm)
+        module = require(f"sacrebleu.tokenizers.{self.module}", self.name, "sacrebleu")
+        self._tokenize: Callable[[str], str] = getattr(module, self.tokenizer)()
+
+    def _segment(self, text: str) -> list[str]:
+        return self._tokenize(text).split()
+
+    @classmethod
+    def describe(cls) -> str:
+        return f"sacrebleu:{version('sacrebleu')}"
+
+
+@register("13a")
+class Tokenizer13aSegmenter(_SacrebleuSegmenter):
+    """sacrebleu's ``Tokenizer13a`` (mteval-v13a's tokenization of Western text)."""
+
+    name = "13a"
+    module, tokenizer = "tokenizer_13a", "Tokenizer13a"
+
+
+@register("intl")
+class TokenizerIntlSegmenter(_SacrebleuSegmenter):
+    """sacrebleu's ``TokenizerV14International`` (mteval-v14's ``--international-tokenization``)."""
+
+    name = "intl"
+    module, tokenizer = "tokenizer_intl", "TokenizerV14International"
+
+
+@register("sacrebleu-zh")
+class TokenizerZhSegmenter(_SacrebleuSegmenter):
+    """sacrebleu's ``TokenizerZh``, kept for comparison; it has Unicode-range mistakes (it misses
+    Extension B and beyond, kana and hangul), which ``cjk-char`` fixes."""
+
+    name = "sacrebleu-zh"
+    module, tokenizer = "tokenizer_zh", "TokenizerZh"

@@ -1,0 +1,101 @@
+"""SegmentationCache: each distinct text segmented once per signature; optional folder."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from pathlib import Path
+
+import segmenters
+from segmenters import SegmentationCache
+from segmenters.cache import cache_file_name
+
+
+class Counting:
+    """A segmenter that records what it was asked to segment."""
+
+    name = "counting"
+
+    def __init__(self, tag: str = "v1") -> None:
+        self.tag = tag
+        self.seen: list[str] = []
+
+    def __call__(self, text: str) -> list[str]:
+        return text.split()
+
+    def segment_many(self, texts: list[str]) -> list[list[str]]:
+        self.seen.extend(texts)
+        return [self(t) for t in texts]
+
+    def signature(self) -> str:
+        return f"counting|{self.tag}"
+
+
+def test_each_distinct_text_is_segmented_once() -> None:
+    cache, seg = SegmentationCache(), Counting()
+    assert cache.segment(seg, ["a b", "c", "a b"]) == [["a", "b"], ["c"], ["a", "b"]]
+    assert cache.segment(seg, ["c", "d e"]) == [["c"], ["d", "e"]]
+    assert seg.seen == ["a b", "c", "d e"]
+    assert cache.misses == 3 and len(cache) == 3
+
+
+def test_keys_include_the_signature() -> None:
+    cache = SegmentationCache()
+    char, lower = segmenters.get("char"), segmenters.get("char", lowercase=True)
+    assert cache.segment(char, ["Ab"]) == [["A", "b"]]
+    assert cache.segment(lower, ["Ab"]) == [["a", "b"]]
+    assert cache.misses == 2
+
+
+def test_returned_lists_are_copies() -> None:
+    cache = SegmentationCache()
+    first = cache.segment(Counting(), ["a b"])
+    first[0].append("x")
+    assert cache.segment(Counting(), ["a b"]) == [["a", "b"]]
+
+
+def test_persistent_folder_round_trip(tmp_path: Path) -> None:
+    SegmentationCache(tmp_path).segment(Counting(), ["我 来", "b"])
+    [file] = list(tmp_path.iterdir())
+    assert file.name == cache_file_name("counting|v1") and file.name.startswith("seg-")
+    data = json.loads(file.read_text(encoding="utf-8"))
+    assert data == {"signature": "counting|v1", "tokens": {"我 来": ["我", "来"], "b": ["b"]}}
+
+    again, seg = SegmentationCache(tmp_path), Counting()
+    assert again.segment(seg, ["b", "c", "我 来"]) == [["b"], ["c"], ["我", "来"]]
+    assert seg.seen == ["c"]
+    other = Counting(tag="v2")
+    SegmentationCache(tmp_path).segment(other, ["b"])
+    assert other.seen == ["b"]  # a new signature does not reuse v1's tokens
+    assert len(list(tmp_path.glob("seg-*.json"))) == 2
+    assert list(tmp_path.glob(".seg-*")) == []  # no temporary file left behind
+
+
+def test_corrupt_or_foreign_files_are_ignored_and_rewritten(tmp_path: Path) -> None:
+    path = tmp_path / cache_file_name("counting|v1")
+    path.write_text("{not json", encoding="utf-8")
+    seg = Counting()
+    assert SegmentationCache(tmp_path).segment(seg, ["a"]) == [["a"]]
+    assert json.loads(path.read_text(encoding="utf-8"))["tokens"] == {"a": ["a"]}
+    path.write_text(json.dumps({"signature": "someone else", "tokens": {"a": ["WRONG"]}}), encoding="utf-8")
+    assert SegmentationCache(tmp_path).segment(Counting(), ["a"]) == [["a"]]
+
+
+def _fill(args: tuple[str, int]) -> int:
+    folder, worker = args
+    cache = SegmentationCache(folder)
+    for i in range(20):
+        cache.segment(Counting(), [f"w{worker} t{i}", "shared text"])
+    return worker
+
+
+def test_two_processes_sharing_a_folder_never_corrupt_it(tmp_path: Path) -> None:
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        assert sorted(pool.map(_fill, [(str(tmp_path), 0), (str(tmp_path), 1)])) == [0, 1]
+    [file] = list(tmp_path.glob("seg-*.json"))
+    data = json.loads(file.read_text(encoding="utf-8"))  # complete, valid JSON
+    assert data["signature"] == "counting|v1"
+    # The last writer's entries are there; entries lost to a concurrent write only cost time.
+    assert "shared text" in data["tokens"] and ({"w0 t19", "w1 t19"} & set(data["tokens"]))
+    assert all(tokens == text.split() for text, tokens in data["tokens"].items())
+    assert list(tmp_path.glob(".seg-*")) == []

@@ -1,0 +1,121 @@
+"""Third-party segmenters through the entry-point group ``metaeval.segmenters``.
+
+A tiny distribution with a working plug-in (``reverse``) and a broken one (``broken``,
+whose module raises on import) is pip-installed into a target folder, and a fresh
+interpreter with that folder on PYTHONPATH uses the registry.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+PYPROJECT = """
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "mepl-reverse"
+version = "0.3"
+
+[project.entry-points."metaeval.segmenters"]
+reverse = "mepl_reverse:ReverseSegmenter"
+broken = "mepl_broken:BrokenSegmenter"
+missing = "mepl_missing:Segmenter"
+
+[tool.setuptools]
+py-modules = ["mepl_reverse", "mepl_broken"]
+"""
+
+REVERSE = '''
+class ReverseSegmenter:
+    """Whitespace tokens in reverse order; it has no segment_many."""
+
+    name = "reverse"
+
+    def __init__(self, upper=False):
+        self.upper = upper
+
+    def __call__(self, text):
+        tokens = text.split(" ")[::-1]
+        return [t.upper() for t in tokens] if self.upper else tokens
+
+    def signature(self):
+        return f"reverse|upper:{self.upper}|mepl-reverse:0.3"
+'''
+
+BROKEN = 'raise RuntimeError("boom at import")\n'
+
+CHECK = """
+import json, sys
+import segmenters
+from metaeval.errors import MetaevalError
+
+out = {"available": segmenters.available()}
+out["info"] = {row.name: [row.source, row.description] for row in segmenters.info()}
+out["imported_before_get"] = sorted(m for m in ("mepl_reverse", "mepl_broken", "jieba", "pkuseg", "fugashi") if m in sys.modules)
+seg = segmenters.get("reverse", upper=True)
+out["call"] = seg("a  b c")
+out["many"] = seg.segment_many(["x y", "z"])
+out["signature"] = seg.signature()
+for name in ("broken", "missing"):
+    try:
+        segmenters.get(name)
+    except MetaevalError as exc:
+        out[name] = [type(exc).__name__, str(exc)]
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("plugin")
+    project = root / "mepl-reverse"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(textwrap.dedent(PYPROJECT), encoding="utf-8")
+    (project / "mepl_reverse.py").write_text(REVERSE, encoding="utf-8")
+    (project / "mepl_broken.py").write_text(BROKEN, encoding="utf-8")
+    site = root / "site"
+    command = [
+        sys.executable, "-m", "pip", "install", "--quiet", "--no-build-isolation", "--no-deps", "--no-index",
+        "--disable-pip-version-check", "--target", str(site), str(project),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=root)
+    if done.returncode != 0:
+        pytest.fail(f"pip could not install the test plug-in: {done.stderr.strip()}")
+    return site
+
+
+def test_plugins_are_listed_lazily_and_loaded_on_demand(plugin_site: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(plugin_site), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+
+    # Listed, next to the built-ins, without importing any plug-in (nor any heavy segmenter).
+    assert {"reverse", "broken", "missing", "char", "jieba"} <= set(out["available"])
+    assert out["imported_before_get"] == []
+    assert out["info"]["reverse"] == ["plug-in", "mepl_reverse:ReverseSegmenter from mepl-reverse 0.3"]
+
+    # The working plug-in, with an option; empty tokens dropped; segment_many supplied.
+    assert out["call"] == ["C", "B", "A"]
+    assert out["many"] == [["Y", "X"], ["Z"]]
+    assert out["signature"] == "reverse|upper:True|mepl-reverse:0.3"
+
+    # The broken ones fail only when asked for, with one clear line.
+    kind, message = out["broken"]
+    assert kind == "UsageError"
+    assert message == (
+        "segmenter plug-in 'broken' (mepl_broken:BrokenSegmenter from mepl-reverse 0.3) failed to load: "
+        "RuntimeError: boom at import"
+    )
+    kind, message = out["missing"]
+    assert kind == "MissingDependencyError"
+    assert "No module named 'mepl_missing'" in message and message.endswith("pip install --force-reinstall mepl-reverse")

@@ -1,0 +1,119 @@
+"""The registry: names, errors, registration, info."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+import segmenters
+from metaeval.errors import MissingDependencyError, UsageError
+from segmenters import registry
+
+BUILTINS = ["13a", "char", "cjk-char", "intl", "ja-mecab", "jieba", "jieba-nohmm", "mecab", "pkuseg", "sacrebleu-zh", "sudachi", "whitespace"]
+
+
+def test_available_lists_the_builtins() -> None:
+    assert set(BUILTINS) <= set(segmenters.available())
+    assert segmenters.available() == sorted(segmenters.available())
+
+
+def test_unknown_name_lists_the_known_ones() -> None:
+    with pytest.raises(UsageError) as err:
+        segmenters.get("jeiba")
+    message = str(err.value)
+    assert message.startswith("unknown segmenter 'jeiba'; known segmenters: 13a, char, cjk-char,")
+    assert all(name in message for name in BUILTINS)
+    assert "\n" not in message
+
+
+def test_unknown_option_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="segmenter 'char': invalid options \\['hmm'\\]"):
+        segmenters.get("char", hmm=True)
+    with pytest.raises(UsageError, match="expected key=value"):
+        segmenters.get("char:nfkc")
+
+
+def test_spec_parsing() -> None:
+    assert segmenters.parse_spec("jieba:nfkc=true, lowercase=no") == ("jieba", {"nfkc": True, "lowercase": False})
+    assert segmenters.parse_spec("13a") == ("13a", {})
+
+
+@pytest.mark.parametrize(
+    "name, module, pip",
+    [("ja-mecab", "MeCab", "pip install mecab-python3 ipadic"), ("sudachi", "sudachipy", "pip install sudachipy sudachidict-core")],
+)
+def test_missing_optional_package_gives_the_pip_command(name: str, module: str, pip: str) -> None:
+    if importlib.util.find_spec(module) is not None:
+        pytest.skip(f"{module} is installed")
+    assert name in segmenters.available()
+    with pytest.raises(MissingDependencyError) as err:
+        segmenters.get(name)
+    assert str(err.value).endswith(pip)
+
+
+def test_missing_core_package_gives_the_pip_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "jieba", None)  # makes `import jieba` fail
+    with pytest.raises(MissingDependencyError, match="segmenter 'jieba' needs .*: pip install jieba$"):
+        segmenters.get("jieba")
+
+
+def test_register_a_segmenter(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+
+    @segmenters.register("upper-char")
+    class UpperChar(segmenters.Segmenter):
+        name = "upper-char"
+
+        def _segment(self, text: str) -> list[str]:
+            return [ch.upper() for ch in text] + ["", " "]
+
+        @classmethod
+        def describe(cls) -> str:
+            return "rules:test"
+
+    seg = segmenters.get("upper-char", lowercase=True)
+    assert seg("Ab c") == ["A", "B", "C"]  # lowercased first, empty and space tokens dropped
+    assert seg.signature() == "upper-char|rules:test|norm:lower"
+    assert "upper-char" in segmenters.available()
+    assert any(row.name == "upper-char" and row.description == "rules:test" for row in segmenters.info())
+
+
+def test_a_plain_callable_plugin_gets_segment_many(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+
+    class Plain:
+        name = "plain"
+
+        def __call__(self, text: str) -> list[str]:
+            return text.split(" ")
+
+        def signature(self) -> str:
+            return "plain|v1"
+
+    segmenters.register("plain")(Plain)
+    seg = segmenters.get("plain")
+    assert seg.segment_many(["a  b", "c"]) == [["a", "b"], ["c"]]
+    assert seg.signature() == "plain|v1"
+
+    segmenters.register("not-a-segmenter")(lambda: object())
+    with pytest.raises(UsageError, match="lacks __call__, signature"):
+        segmenters.get("not-a-segmenter")
+
+
+def test_bad_names_cannot_be_registered() -> None:
+    with pytest.raises(UsageError):
+        segmenters.register("a:b")
+    with pytest.raises(UsageError):
+        segmenters.register("")
+
+
+def test_info_describes_builtins() -> None:
+    rows = {row.name: row for row in segmenters.info()}
+    assert rows["mecab"].source == "builtin"
+    assert rows["mecab"].description.startswith("fugashi:1.5.2|dict:unidic-lite:1.0.8/sys.dic:")
+    assert rows["jieba"].description.startswith("jieba:0.42.1|dict:dict.txt:5071852B")
+    assert rows["pkuseg"].description.startswith("pkuseg:0.0.25|model:default(")
+    assert rows["cjk-char"].description == "rules:1|sacrebleu:2.6.0"

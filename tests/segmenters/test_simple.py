@@ -1,0 +1,87 @@
+"""char, whitespace, 13a, intl, sacrebleu-zh and the normalisation option."""
+
+from __future__ import annotations
+
+import pytest
+import sacrebleu
+from hypothesis import given
+from hypothesis import strategies as st
+
+import segmenters
+from metaeval.errors import UsageError
+
+
+def test_char_splits_every_non_whitespace_character() -> None:
+    seg = segmenters.get("char")
+    assert seg("我用 iPhone\t15。\n") == ["我", "用", "i", "P", "h", "o", "n", "e", "1", "5", "。"]
+    # U+3000 (ideographic space) is whitespace too; U+20000 is one code point, one token.
+    assert seg("\u3000日本\u3000\U00020000") == ["日", "本", "\U00020000"]
+    assert seg("") == [] and seg(" \t\u3000 ") == []
+
+
+@given(st.text())
+def test_char_tokens_are_the_non_whitespace_characters(text: str) -> None:
+    tokens = segmenters.get("char")(text)
+    assert all(len(tok) == 1 and not tok.isspace() for tok in tokens)
+    assert "".join(tokens) == "".join(ch for ch in text if not ch.isspace())
+
+
+def test_whitespace_splits_pre_segmented_text() -> None:
+    assert segmenters.get("whitespace")("  我 来到  北京\u3000清华大学 \n") == ["我", "来到", "北京", "清华大学"]
+
+
+def test_13a_as_mteval() -> None:
+    # mteval-v13a: ASCII punctuation split off, except '.'/',' between digits and the apostrophe.
+    seg = segmenters.get("13a")
+    assert seg("Hello, world! It's 3.5 km (approx.).") == [
+        "Hello", ",", "world", "!", "It's", "3.5", "km", "(", "approx", ".", ")", "."
+    ]
+    assert seg("&quot;A&amp;B&quot;") == ['"', "A", "&", "B", '"']
+
+
+def test_intl_splits_unicode_punctuation_and_symbols() -> None:
+    # mteval-v14 international: punctuation split unless between digits; symbols always split.
+    seg = segmenters.get("intl")
+    assert seg("Hello, world! It's 3.5 km.") == ["Hello", ",", "world", "!", "It", "'", "s", "3.5", "km", "."]
+    assert seg("«Ça va?» 5€") == ["«", "Ça", "va", "?", "»", "5", "€"]
+
+
+@pytest.mark.parametrize("name, tokenize", [("13a", "13a"), ("intl", "intl"), ("sacrebleu-zh", "zh")])
+def test_sacrebleu_segmenters_match_sacrebleu_bleu_tokenization(name: str, tokenize: str) -> None:
+    # Oracle: sacrebleu's public BLEU(tokenize=...) tokenizer, split on spaces.
+    text = "他说：“iPhone 15 的价格是 $999.99，对吧？” (U.S.A.)"
+    oracle = sacrebleu.BLEU(tokenize=tokenize).tokenizer(text).split()
+    assert segmenters.get(name)(text) == oracle
+
+
+def test_sacrebleu_zh_keeps_its_range_mistakes() -> None:
+    # U+20000 is missed (the Extension B range was written as 4-hex-digit escapes), kana are
+    # not split, and U+2192 (an arrow) is wrongly taken as Chinese.
+    assert segmenters.get("sacrebleu-zh")("拍照ひらがな\U00020000→x") == ["拍", "照", "ひらがな\U00020000", "→", "x"]
+
+
+def test_normalisation_is_off_by_default_and_recorded() -> None:
+    text = "ＡＢＣ１２３\u3000ｶﾀｶﾅ"
+    assert segmenters.get("whitespace")(text) == ["ＡＢＣ１２３", "ｶﾀｶﾅ"]
+    # NFKC: full-width ASCII -> ASCII, U+3000 -> space, half-width katakana -> full-width.
+    assert segmenters.get("whitespace", nfkc=True)(text) == ["ABC123", "カタカナ"]
+    # halfwidth only touches full-width ASCII and U+3000.
+    assert segmenters.get("whitespace", halfwidth=True, lowercase=True)(text) == ["abc123", "ｶﾀｶﾅ"]
+    assert segmenters.get("char").signature().endswith("|norm:none")
+    assert segmenters.get("char", nfkc=True, halfwidth=True, lowercase=True).signature().endswith("|norm:nfkc+halfwidth+lower")
+    assert segmenters.get("char:lowercase=true")("AB") == ["a", "b"]
+
+
+def test_normalisation_option_must_be_boolean() -> None:
+    with pytest.raises(UsageError, match="lowercase='maybe'"):
+        segmenters.get("char:lowercase=maybe")
+    with pytest.raises(UsageError, match="nfkc=1"):
+        segmenters.Normalization(nfkc=1)  # type: ignore[arg-type]
+
+
+def test_segment_many_matches_call_and_does_not_share_lists() -> None:
+    seg = segmenters.get("char")
+    out = seg.segment_many(["ab", "c", "ab"])
+    assert out == [["a", "b"], ["c"], ["a", "b"]]
+    out[0].append("x")
+    assert out[2] == ["a", "b"]
