@@ -32,7 +32,15 @@ class UndefinedStatisticError(MetaevalError, ValueError):
     """A statistic is undefined on the given data (constant vector, one system...)."""
 
 
-def unknown_name(kind: str, name: str, known: "list[str] | tuple[str, ...]") -> UsageError:
+class UnknownNameError(MetaevalError, ValueError):
+    """A segmenter, metric or format name that no registry knows (exit status 1).
+
+    The command line itself was well formed, so this is reported like bad input data,
+    with the list of known names, rather than as a usage error (exit status 2).
+    """
+
+
+def unknown_name(kind: str, name: str, known: "list[str] | tuple[str, ...]") -> UnknownNameError:
     """Build the error for an unknown registry name, listing the known ones."""
     listing = ", ".join(sorted(known)) or "(none)"
-    return UsageError(f"unknown {kind} {name!r}; known {kind}s: {listing}")
+    return UnknownNameError(f"unknown {kind} {name!r}; known {kind}s: {listing}")

@@ -7,7 +7,7 @@ import importlib.util
 import pytest
 
 import segmenters
-from metaeval.errors import MissingDependencyError, UsageError
+from metaeval.errors import UnknownNameError, MissingDependencyError, UsageError
 from segmenters import registry
 
 BUILTINS = ["13a", "char", "cjk-char", "intl", "ja-mecab", "jieba", "jieba-nohmm", "mecab", "pkuseg", "sacrebleu-zh", "sudachi", "whitespace"]
@@ -19,7 +19,7 @@ def test_available_lists_the_builtins() -> None:
 
 
 def test_unknown_name_lists_the_known_ones() -> None:
-    with pytest.raises(UsageError) as err:
+    with pytest.raises(UnknownNameError) as err:
         segmenters.get("jeiba")
     message = str(err.value)
     assert message.startswith("unknown segmenter 'jeiba'; known segmenters: 13a, char, cjk-char,")
