@@ -1,0 +1,201 @@
+"""TER: golden values of tercom 0.7.25 (``-s``), hand-computed cases, and property tests
+against sacrebleu 2.6.0's TER where the two must agree."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sacrebleu.metrics.lib_ter import translation_edit_rate
+
+from metaeval.errors import UsageError
+from metaeval.metrics import get_metric
+from metaeval.metrics.ter import TER
+from tests.golden_util import GOLDEN, GOLDEN_FOLDERS, load_golden_folder
+
+needs_golden = pytest.mark.skipif(not GOLDEN.is_dir(), reason=f"golden folder {GOLDEN} does not exist")
+
+
+def toks(text: str) -> list[str]:
+    return text.split()
+
+
+def ter_of(hyp: str, *refs: str, **options) -> tuple[np.ndarray, float]:
+    """Statistics and score of one segment."""
+    metric = TER(**options)
+    stats = metric.stats([toks(hyp)], [[toks(r)] for r in refs])
+    return stats[0], float(metric.score(stats[0]))
+
+
+# Golden values -------------------------------------------------------------------------------
+@needs_golden
+def test_golden_tercom_rows_all_compared():
+    metric = TER()
+    compared = expected = 0
+    for folder in GOLDEN_FOLDERS:
+        refs, systems, golden = load_golden_folder(folder)
+        rows = golden[golden.metric == "ter"]
+        expected += len(rows)
+        prepared = metric.prepare(refs)
+        stats = {name: metric.segment_stats(hyps, prepared) for name, hyps in systems.items()}
+        for row in rows.itertuples():
+            sys_stats = stats[row.system]
+            ours = sys_stats.sum(0) if row.seg_id == "" else sys_stats[int(row.seg_id) - 1]
+            assert float(metric.score(ours)) == pytest.approx(row.score, abs=1e-4), (
+                folder.name, row.system, row.seg_id)
+            compared += 1
+    assert expected > 0
+    assert compared == expected  # 816 rows: 324 + 4 + 164 + 324
+
+
+@needs_golden
+def test_golden_edge_empty_hypothesis_statistics():
+    # tercom's TERnullstr: empty hyp vs refs of 3 and 4 tokens -> edits min(3, 4) = 3, length 3.5
+    refs, systems, _ = load_golden_folder(GOLDEN / "edge")
+    stats = TER().segment_stats(systems["edge"], TER().prepare(refs))
+    np.testing.assert_array_equal(stats[0], [3.0, 3.5])
+
+
+# Hand-computed cases -------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "hyp, ref, edits",
+    [
+        ("a b c", "a b c", 0),  # identical: 0 / 3
+        ("a b c d", "a x c d", 1),  # b -> x: 1 substitution / 4
+        # without shifts: insert d + delete d = 2; shifting d to the end costs 1, then 0 edits
+        ("d a b c", "a b c d", 1),
+        # "x y" moved as one block to the end: 1 shift, then an exact match -> 1 / 5
+        ("x y a b c", "a b c x y", 1),
+    ],
+)
+def test_hand_computed(hyp, ref, edits):
+    stats, score = ter_of(hyp, ref)
+    np.testing.assert_array_equal(stats, [edits, len(toks(ref))])
+    assert score == pytest.approx(edits / len(toks(ref)))
+
+
+def test_empty_hypothesis_costs_reference_length():
+    # refs of 3 and 4 tokens: min edits 3, average length 3.5 -> 3 / 3.5
+    stats, score = ter_of("", "the cat sat", "a cat sat down")
+    np.testing.assert_array_equal(stats, [3.0, 3.5])
+    assert score == pytest.approx(3 / 3.5)
+
+
+def test_empty_reference_scores_one_and_both_empty_zero():
+    # tercom: 2 insertions over length 0 -> score 1; nothing against nothing -> 0
+    stats, score = ter_of("a b", "")
+    np.testing.assert_array_equal(stats, [2.0, 0.0])
+    assert score == 1.0
+    stats, score = ter_of("", "")
+    np.testing.assert_array_equal(stats, [0.0, 0.0])
+    assert score == 0.0
+
+
+def test_best_reference_and_average_length():
+    # ref 1: 0 edits (3 tokens); ref 2: 2 deletions (5 tokens) -> 0 edits over (3 + 5) / 2 = 4
+    stats, _ = ter_of("a b c", "a b c", "a b c d e")
+    np.testing.assert_array_equal(stats, [0.0, 4.0])
+    # order of references does not change the minimum
+    stats, _ = ter_of("a b c", "a b c d e", "a b c")
+    np.testing.assert_array_equal(stats, [0.0, 4.0])
+
+
+def test_hypothesis_tokens_unseen_in_references():
+    # "p q" never occur in the reference: 2 substitutions of 3 tokens
+    stats, _ = ter_of("p a q", "x a y")
+    np.testing.assert_array_equal(stats, [2.0, 3.0])
+
+
+def test_corpus_is_ratio_of_summed_statistics():
+    metric = TER()
+    hyps = [toks("a b c d"), toks("a b c")]
+    refs = [[toks("a x c d"), toks("a b c")]]
+    stats = metric.stats(hyps, refs)
+    np.testing.assert_array_equal(stats, [[1.0, 4.0], [0.0, 3.0]])
+    # (1 + 0) / (4 + 3) = 1/7, not the mean of 0.25 and 0
+    assert metric.corpus_score(hyps, refs) == pytest.approx(1 / 7)
+    assert float(metric.score(stats.sum(0))) == pytest.approx(1 / 7)
+
+
+def test_score_is_vectorised_over_leading_axes():
+    stats = np.array([[[1.0, 4.0], [2.0, 0.0]], [[0.0, 0.0], [3.0, 6.0]]])
+    np.testing.assert_allclose(TER().score(stats), [[0.25, 1.0], [0.0, 0.5]])
+    np.testing.assert_allclose(TER(invert=True).score(stats), [[0.75, 0.0], [1.0, 0.5]])
+
+
+def test_case_option():
+    # "A" vs "a": one substitution of 2 when case is kept, none when lowercased
+    assert ter_of("A b", "a b")[1] == 0.5
+    assert ter_of("A b", "a b", case_sensitive=False)[1] == 0.0
+
+
+def test_invert_direction_signature_and_registry():
+    ter, one_minus = get_metric("ter"), get_metric("1-ter")
+    assert ter == TER() and one_minus == TER(invert=True)
+    assert ter.higher_is_better is False and one_minus.higher_is_better is True
+    assert ter_of("a b c d", "a x c d", invert=True)[1] == 0.75
+    assert ter.signature().startswith("ter|case:mixed|norm:no|")
+    assert ter.signature().endswith("|version:0.1.0")
+    assert one_minus.signature().startswith("1-ter|")
+    assert get_metric("ter:case_sensitive=false").signature().startswith("ter|case:lc|")
+    assert ter.stat_names == ("edits", "ref_len")
+
+
+def test_invalid_options():
+    with pytest.raises(ValueError, match="case_sensitive"):
+        TER(case_sensitive="yes")
+    with pytest.raises(UsageError):
+        get_metric("ter:beam=3")
+
+
+def test_mismatched_segment_counts():
+    metric = TER()
+    with pytest.raises(ValueError, match=r"\[1, 2\]"):
+        metric.segment_stats([toks("a")], metric.prepare([[toks("a"), toks("b")]]))
+
+
+# Property tests against sacrebleu ------------------------------------------------------------
+# sacrebleu's TER is a near-exact reimplementation of tercom. With at most 10 tokens neither
+# beam prunes anything; they then differ only in the greedy shift search when a token repeats
+# (tie-breaking and candidate rules; e.g. hyp "c a b a c b" vs ref "b c c a a": tercom 3,
+# sacrebleu 4). Sequences without repeated tokens are where they must agree.
+distinct_tokens = st.lists(st.sampled_from("abcdefghijkl"), min_size=1, max_size=10, unique=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(hyp=distinct_tokens, ref=distinct_tokens)
+def test_agrees_with_sacrebleu_without_repeated_tokens(hyp, ref):
+    edits, length = translation_edit_rate(hyp, ref)
+    stats = TER().stats([hyp], [[ref]])
+    np.testing.assert_array_equal(stats[0], [edits, length])
+
+
+@settings(max_examples=200, deadline=None)
+@given(hyp=st.lists(st.sampled_from("abc"), max_size=12), ref=st.lists(st.sampled_from("abc"), max_size=12))
+def test_identical_zero_and_bounds(hyp, ref):
+    metric = TER()
+    assert metric.stats([ref], [[ref]])[0, 0] == 0.0
+    edits = metric.stats([hyp], [[ref]])[0, 0]
+    # never more than the edit distance without shifts, never less than the length difference
+    levenshtein = np.arange(len(ref) + 1, dtype=float)
+    for i, h in enumerate(hyp, 1):
+        prev, levenshtein = levenshtein, np.empty_like(levenshtein)
+        levenshtein[0] = i
+        for j, r in enumerate(ref, 1):
+            levenshtein[j] = min(prev[j] + 1, levenshtein[j - 1] + 1, prev[j - 1] + (h != r))
+    assert abs(len(hyp) - len(ref)) <= edits <= levenshtein[-1]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    pairs=st.lists(st.tuples(distinct_tokens, distinct_tokens), min_size=1, max_size=6),
+    data=st.data(),
+)
+def test_segment_order_does_not_matter(pairs, data):
+    hyps = [h for h, _ in pairs]
+    refs = [[r for _, r in pairs]]
+    order = data.draw(st.permutations(range(len(pairs))))
+    stats = TER().stats(hyps, refs)
+    shuffled = TER().stats([hyps[k] for k in order], [[refs[0][k] for k in order]])
+    np.testing.assert_array_equal(shuffled, stats[list(order)])
