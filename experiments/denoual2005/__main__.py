@@ -1,0 +1,151 @@
+"""Run the experiment: ``python -m experiments.denoual2005 [--data DIR] [--out DIR] [--only PATH ...]``.
+
+Writes, into the output folder (replacing earlier files; a rerun gives identical bytes):
+
+- ``<dataset>.<segmenter>.md``: every table of the analysis for one corpus and segmenter;
+- ``summary.md``: Table 1 (equivalent M per N), Table 2 (by reference length), Table 3
+  (system rankings), Table 4 (length distribution) for the English targets, and Table 5
+  (the M equivalent to N = 4 words for each Chinese/Japanese segmenter);
+- ``figure1_<dataset>.png`` (BLEUw4 against BLEUc18) and ``figure2_<dataset>.png`` (fraction
+  of items with BLEUcM <= BLEUw(N-1) as M goes 1..30) for the English targets;
+- ``results.json``: every table of every run with its signature.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+import corpora
+from experiments.denoual2005 import config
+from metaeval.equivalence import EquivalenceResult, analyse, frame_section, order_scores
+from metaeval.errors import MetaevalError, UsageError
+from metaeval.report.files import write_atomic
+from metaeval.report.plots import line, scatter
+from metaeval.report.results import flatten_signature, to_json
+from metaeval.report.text import render_markdown
+
+Run = tuple[config.Dataset, str, EquivalenceResult]
+
+
+def run_all(data: Path, out: Path, datasets: Sequence[config.Dataset] = config.DATASETS) -> list[Run]:
+    """Analyse every (dataset, word segmenter) and write its table file and figures."""
+    settings = config.SETTINGS
+    runs: list[Run] = []
+    for ds in datasets:
+        folder = data / ds.path
+        if not folder.is_dir():
+            raise UsageError(f"{folder}: corpus folder not found (set METAEVAL_DATA or pass --data)")
+        corpus, _ = corpora.read(folder)
+        char = order_scores(corpus, config.CHAR_SEGMENTER, settings.max_char_order)
+        for name in ds.word_segmenters:
+            word = order_scores(corpus, name, settings.max_word_order)
+            result = analyse(word, char, settings, corpus_name=ds.path)
+            runs.append((ds, name, result))
+            title = f"BLEU in words ({name}) vs characters ({config.CHAR_SEGMENTER}): {ds.path}"
+            write_atomic(out / f"{ds.slug}.{name}.md", result.to_markdown(title=title), overwrite=True)
+            if ds.figures:
+                _figures(ds, name, result, out)
+    return runs
+
+
+def _figures(ds: config.Dataset, name: str, result: EquivalenceResult, out: Path) -> None:
+    n, m = config.SCATTER_ORDERS
+    items = result.items
+    scatter(
+        items[f"w{n}"].to_numpy(), items[f"c{m}"].to_numpy(), out / f"figure1_{ds.slug}.png",
+        xlabel=f"BLEUw{n} ({name} words)", ylabel=f"BLEUc{m} (characters)",
+        title=f"{ds.path}: sentence BLEU, {len(items)} items", diagonal=True, overwrite=True,
+    )
+    analogical = result.analogical
+    series = {f"N={c[2:]}: BLEUcM <= BLEUw{int(c[2:]) - 1}": analogical[c].to_numpy() for c in analogical.columns[1:]}
+    line(
+        analogical["M"].to_numpy(), series, out / f"figure2_{ds.slug}.png",
+        xlabel="character order M", ylabel="fraction of items under the diagonal",
+        title=f"{ds.path}: analogical behaviour", hline=config.SETTINGS.threshold, overwrite=True,
+    )
+
+
+def _tagged(runs: Sequence[Run], table: str, n: int | None = None) -> pd.DataFrame:
+    frames = []
+    for ds, name, result in runs:
+        frame = result.table(table)
+        if n is not None:
+            frame = frame[frame["N"] == n]
+        frame = frame.copy()
+        frame.insert(0, "segmenter", name)
+        frame.insert(0, "dataset", ds.path)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def summary(runs: Sequence[Run]) -> tuple[str, dict]:
+    """The summary Markdown and the JSON data of every run."""
+    english = [r for r in runs if r[0] in config.ENGLISH]
+    cjk = [r for r in runs if r[0] not in config.ENGLISH]
+    n_max = config.SETTINGS.max_word_order
+    sections = []
+    if english:
+        sections += [
+            frame_section("Table 1 (English targets): character order M equivalent to word order N", _tagged(english, "orders")),
+            frame_section("Table 2 (English targets): equivalent M by mean reference length in words", _tagged(english, "by_length")),
+        ]
+        for ds, name, result in english:
+            sections.append(frame_section(f"Table 3 ({ds.path}): system ranking under BLEUw{n_max} and BLEUcM*", result.ranking))
+        sections += [
+            frame_section("Table 3b (English targets): agreement of system rankings", _tagged(english, "ranking_agreement")),
+            frame_section("Table 4 (English targets): sentence lengths", _tagged(english, "lengths")),
+            frame_section("Table 4b (English targets): length histogram", _tagged(english, "length_histogram")),
+        ]
+    if cjk:
+        sections += [
+            frame_section(f"Table 5 (Chinese and Japanese targets): M equivalent to N = {n_max} words", _tagged(cjk, "orders", n_max)),
+            frame_section("Table 5b (Chinese and Japanese targets): agreement of system rankings", _tagged(cjk, "ranking_agreement", n_max)),
+            frame_section("Table 5c (Chinese and Japanese targets): sentence lengths", _tagged(cjk, "lengths")),
+        ]
+    first = runs[0][2].signature
+    signature = {
+        "experiment": "denoual2005",
+        "settings": first["settings"],
+        "versions": first["versions"],
+        "char_segmenter": first["char_segmenter"],
+        "word_metric": first["word_metric"],
+        "char_metric": first["char_metric"],
+        "runs": {f"{ds.path} {name}": r.signature["word_segmenter"] for ds, name, r in runs},
+    }
+    text = render_markdown("Denoual & Lepage (2005): BLEU in words vs BLEU in characters", flatten_signature(signature), sections)
+    data = {"signature": signature, "runs": {f"{ds.slug}.{name}": r.to_dict() for ds, name, r in runs}}
+    return text, data
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m experiments.denoual2005", description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=config.DATA, help=f"shared data folder (default {config.DATA})")
+    parser.add_argument("--out", type=Path, default=config.OUT, help=f"output folder (default {config.OUT})")
+    parser.add_argument("--only", action="append", help="dataset path(s) to run, e.g. wmt21/ja-en (repeatable)")
+    args = parser.parse_args(argv)
+    datasets = config.DATASETS
+    if args.only:
+        known = {d.path: d for d in config.DATASETS}
+        unknown = [p for p in args.only if p not in known]
+        if unknown:
+            parser.error(f"unknown dataset(s) {unknown}; known: {', '.join(known)}")
+        datasets = tuple(known[p] for p in args.only)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        runs = run_all(args.data, args.out, datasets)
+        text, data = summary(runs)
+        write_atomic(args.out / "summary.md", text, overwrite=True)
+        write_atomic(args.out / "results.json", to_json(data, indent=1) + "\n", overwrite=True)
+    except MetaevalError as exc:
+        sys.stderr.write(f"denoual2005: error: {exc}\n")
+        return exc.exit_code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
