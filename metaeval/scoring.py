@@ -150,14 +150,83 @@ def _score_chunk(
     choices: Sequence[MetricChoice],
     ref_tokens: list[list[list[str]]],
     hyp_tokens: dict[str, list[list[str]]],
+    rows: dict[tuple[int, str], np.ndarray | None],
 ) -> dict[tuple[int, str], np.ndarray]:
-    """Statistics for every metric and every system of one chunk (runs in a worker)."""
+    """Statistics of the requested rows for every metric and system of one chunk.
+
+    Runs in a worker. A metric whose rows are all requested prepares its references once
+    for every system of the chunk; a metric asked for some rows only (the others are reused
+    from an earlier segmenter) prepares just those rows' references.
+    """
     out: dict[tuple[int, str], np.ndarray] = {}
     for m, choice in enumerate(choices):
-        prepared = choice.metric.prepare(ref_tokens)
+        metric = choice.metric
+        shared = None
         for system, hyps in hyp_tokens.items():
-            out[(m, system)] = np.asarray(choice.metric.segment_stats(hyps, prepared), dtype=float)
+            wanted = rows[(m, system)]
+            if wanted is None:
+                if shared is None:
+                    shared = metric.prepare(ref_tokens)
+                out[(m, system)] = np.asarray(metric.segment_stats(hyps, shared), dtype=float)
+            elif len(wanted):
+                refs = [[ref[i] for i in wanted] for ref in ref_tokens]
+                stats = metric.segment_stats([hyps[i] for i in wanted], metric.prepare(refs))
+                out[(m, system)] = np.asarray(stats, dtype=float)
     return out
+
+
+def _segment_keys(kind: str, ref_tokens: list[list[list[str]]], hyps: list[list[str]]) -> list[tuple]:
+    """Per segment, what a metric with this :meth:`~Metric.reuse_key` sees of it."""
+    if kind == "chars":
+        return [("".join(h), tuple("".join(r[i]) for r in ref_tokens)) for i, h in enumerate(hyps)]
+    return [(tuple(h), tuple(tuple(r[i]) for r in ref_tokens)) for i, h in enumerate(hyps)]
+
+
+class _Reuse:
+    """Finds segments whose statistics an earlier segmenter already computed.
+
+    For a metric whose statistics depend on one segment only (``reuse_key``), a segment that
+    two segmenters split identically (``char`` and ``cjk-char`` on Chinese without Latin
+    words; any segmenter under chrF, which ignores spaces) is computed once.
+    """
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[str, str, int], dict[tuple, int]] = {}
+        self.sources: dict[tuple[int, str, str], np.ndarray] = {}
+
+    def plan(self, k: int, kind: str, system: str, keys: list[tuple]) -> None:
+        """Record, for segmenter ``k``, which earlier segmenter (or -1) each segment comes from."""
+        source = np.full(len(keys), -1)
+        for i, key in enumerate(keys):
+            earlier = self.seen.setdefault((kind, system, i), {})
+            if key in earlier:
+                source[i] = earlier[key]
+            else:
+                earlier[key] = k
+        self.sources[(k, kind, system)] = source
+
+    def wanted(self, k: int, kind: str | None, system: str) -> np.ndarray | None:
+        """Rows to compute (None: every row)."""
+        if kind is None:
+            return None
+        source = self.sources[(k, kind, system)]
+        rows = np.flatnonzero(source < 0)
+        return None if len(rows) == len(source) else rows
+
+    def assemble(self, k: int, m: int, kind: str | None, system: str, computed: np.ndarray | None,
+                 results: dict[tuple[int, int, str], np.ndarray]) -> np.ndarray:
+        wanted = self.wanted(k, kind, system)
+        if wanted is None:
+            return computed  # type: ignore[return-value]
+        source = self.sources[(k, kind, system)]
+        earlier = sorted(set(source[source >= 0].tolist()))
+        full = np.empty((len(source), results[(earlier[0], m, system)].shape[1]))
+        for j in earlier:
+            rows = np.flatnonzero(source == j)
+            full[rows] = results[(j, m, system)][rows]
+        if len(wanted):
+            full[wanted] = computed
+        return full
 
 
 def score_corpus(
@@ -174,7 +243,9 @@ def score_corpus(
     ``segmenters`` are registry names or segmenter objects; ``metrics`` are specs
     (``"bleu:n=18,smooth=none"``) or metric objects. With an ``executor``, the systems of
     each segmenter are split into ``chunks_per_segmenter`` groups (default: one per system)
-    that are scored in parallel; results are identical to serial scoring.
+    that are scored in parallel while the next segmenter runs in this process; results are
+    identical to serial scoring. Statistics that depend on one segment only are reused
+    across segmenters that split that segment identically.
     """
     choices = [MetricChoice.of(m) for m in metrics]
     segs = [get_segmenter(s) for s in segmenters]
@@ -184,40 +255,50 @@ def score_corpus(
     systems = corpus.system_names
     n_chunks = max(1, min(len(systems), chunks_per_segmenter or len(systems)))
     groups = [systems[i::n_chunks] for i in range(n_chunks)]
+    kinds = [choice.metric.reuse_key() for choice in choices]
+    texts = [t for ref in corpus.refs_list() for t in ref]
+    texts += [t for hyps in corpus.systems.values() for t in hyps]
 
-    pending: dict[object, tuple[str, list[str]]] = {}
-    results: dict[tuple[str, int, str], np.ndarray] = {}
-    for seg in segs:
-        texts = [t for ref in corpus.refs_list() for t in ref]
-        texts += [t for hyps in corpus.systems.values() for t in hyps]
+    reuse = _Reuse()
+    computed: dict[tuple[int, int, str], np.ndarray] = {}
+    pending: dict[object, tuple[int, list[str]]] = {}
+
+    def collect(k: int, group: list[str], done: dict[tuple[int, str], np.ndarray]) -> None:
+        for (m, system), stats in done.items():
+            computed[(k, m, system)] = stats
+        if progress:
+            progress(len(group))
+
+    for k, seg in enumerate(segs):
         table = segment_unique(seg, texts)
         ref_tokens = [[table[t] for t in ref] for ref in corpus.refs_list()]
         hyp_tokens = {name: [table[t] for t in hyps] for name, hyps in corpus.systems.items()}
         if progress:
             progress(1)
+        for system in systems:
+            for kind in sorted({kind for kind in kinds if kind}):
+                reuse.plan(k, kind, system, _segment_keys(kind, ref_tokens, hyp_tokens[system]))
         for group in groups:
             chunk = {name: hyp_tokens[name] for name in group}
+            rows = {(m, name): reuse.wanted(k, kinds[m], name) for m in range(len(choices)) for name in group}
             if executor is None:
-                done = _score_chunk(choices, ref_tokens, chunk)
-                for (m, system), stats in done.items():
-                    results[(seg.name, m, system)] = stats
-                if progress:
-                    progress(len(group))
+                collect(k, group, _score_chunk(choices, ref_tokens, chunk, rows))
             else:
-                future = executor.submit(_score_chunk, choices, ref_tokens, chunk)
-                pending[future] = (seg.name, group)
-    if pending:
-        for future in cf.as_completed(list(pending)):
-            seg_name, group = pending[future]
-            for (m, system), stats in future.result().items():
-                results[(seg_name, m, system)] = stats
-            if progress:
-                progress(len(group))
+                pending[executor.submit(_score_chunk, choices, ref_tokens, chunk, rows)] = (k, group)
+    for future in cf.as_completed(list(pending)):
+        k, group = pending[future]
+        collect(k, group, future.result())
+
+    results: dict[tuple[int, int, str], np.ndarray] = {}
+    for k in range(len(segs)):
+        for m in range(len(choices)):
+            for system in systems:
+                results[(k, m, system)] = reuse.assemble(k, m, kinds[m], system, computed.get((k, m, system)), results)
 
     configs: list[ConfigScores] = []
-    for seg in segs:
+    for k, seg in enumerate(segs):
         for m, choice in enumerate(choices):
-            stats = np.stack([results[(seg.name, m, system)] for system in systems])
+            stats = np.stack([results[(k, m, system)] for system in systems])
             metric = choice.metric
             configs.append(
                 ConfigScores(

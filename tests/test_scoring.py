@@ -106,3 +106,18 @@ def test_metric_echoes_spec_and_config_records_signatures():
     assert set(table.metric) == {"uprec"}
     assert set(table.config) == {"uprec+space|v1"}
     assert list(table.columns)[:5] == ["metric", "segmenter", "system", "level", "doc_id"]
+
+
+def test_statistics_reused_across_segmenters_equal_fresh_ones():
+    """cjk-char splits pure-CJK segments like char; chrF ignores spaces: reuse must not change a number."""
+    from tests.golden_util import DATA
+
+    import corpora
+
+    corpus, _ = corpora.read(DATA / "wmt24-esa" / "en-zh")
+    corpus = corpus.subset(systems=corpus.system_names[:3], seg_ids=corpus.seg_ids[:60])
+    metrics = ["bleu", "chrf", "gtm", "1-ter", "nist"]
+    together = score_corpus(corpus, ["char", "cjk-char", "jieba"], metrics)
+    for cfg in together.configs:
+        alone = score_corpus(corpus, [cfg.segmenter], [cfg.metric]).configs[0]
+        assert np.array_equal(cfg.stats, alone.stats), (cfg.metric, cfg.segmenter)

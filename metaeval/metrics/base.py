@@ -42,6 +42,15 @@ class Metric(ABC):
     def signature(self) -> str:
         """Every option that changes a number, e.g. ``bleu|n:4|smooth:mteval|version:...``."""
 
+    def reuse_key(self) -> str | None:
+        """What one segment's statistics depend on, so they can be reused across segmenters.
+
+        ``"tokens"``: only that segment's hypothesis and reference tokens (BLEU, TER, GTM,
+        METEOR); ``"chars"``: only their characters, spaces aside (chrF); ``None``: also
+        other segments (NIST's corpus-wide information weights), so nothing is reused.
+        """
+        return None
+
     def prepare(self, refs: Refs) -> Any:
         """Reference-side statistics shared by all systems. Default: the references as given."""
         return refs

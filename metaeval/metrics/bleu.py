@@ -88,6 +88,10 @@ class BLEU(Metric):
         orders = range(1, self.n + 1)
         return ("hyp_len", "ref_len", *(f"match_{i}" for i in orders), *(f"total_{i}" for i in orders))
 
+    def reuse_key(self) -> str | None:
+        """Segment statistics depend on that segment's tokens only."""
+        return "tokens"
+
     def signature(self) -> str:
         smooth = self.smooth if self.k is None else f"{self.smooth}|k:{self.k:g}"
         return f"bleu|n:{self.n}|smooth:{smooth}|version:{metaeval.__version__}"

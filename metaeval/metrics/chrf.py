@@ -61,6 +61,10 @@ class ChrF(Metric):
         kinds = [f"char{i}" for i in range(1, self.char_order + 1)] + [f"word{i}" for i in range(1, self.word_order + 1)]
         return tuple(f"{kind}_{part}" for kind in kinds for part in ("hyp", "ref", "match"))
 
+    def reuse_key(self) -> str | None:
+        """chrF sees characters only (spaces ignored); chrF++ also sees the words."""
+        return "chars" if self.word_order == 0 else "tokens"
+
     def signature(self) -> str:
         version, _ = _sacrebleu_chrf()
         return (

@@ -134,6 +134,10 @@ class GTM(Metric):
     def stat_names(self) -> tuple[str, ...]:
         return ("mms", "hyp_len", "ref_len")
 
+    def reuse_key(self) -> str | None:
+        """Segment statistics depend on that segment's tokens only."""
+        return "tokens"
+
     def signature(self) -> str:
         return f"gtm|e:{self.e:g}|version:{metaeval.__version__}"
 
