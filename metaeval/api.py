@@ -221,6 +221,7 @@ def run(
         threshold=threshold,
         n_bootstrap=n_bootstrap,
         seed=seed,
+        clusters=n_bootstrap > 0,
         dataset=corpus_obj.name,
     )
     signature = {

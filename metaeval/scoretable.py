@@ -60,10 +60,12 @@ class ConfigScores:
         """
         indices = np.asarray(indices)
         if self.stats is not None and self.score_fn is not None:
-            out = np.empty((indices.shape[0], len(self.systems)))
-            for b, idx in enumerate(indices):
-                out[b] = self.score_fn(self.stats[:, idx, :].sum(axis=1))
-            return out
+            # counts[b, j]: how often segment j is drawn in sample b; summed statistics of
+            # every sample and system in one product, then scored in one vectorised call
+            counts = np.zeros((indices.shape[0], self.stats.shape[1]))
+            np.add.at(counts, (np.arange(indices.shape[0])[:, None], indices), 1.0)
+            summed = np.einsum("bj,sjk->bsk", counts, self.stats)
+            return np.asarray(self.score_fn(summed), dtype=float)
         return self.seg_scores[:, indices].mean(axis=2).T
 
     def subset_systems(self, systems: Sequence[str]) -> "ConfigScores":

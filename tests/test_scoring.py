@@ -121,3 +121,14 @@ def test_statistics_reused_across_segmenters_equal_fresh_ones():
     for cfg in together.configs:
         alone = score_corpus(corpus, [cfg.segmenter], [cfg.metric]).configs[0]
         assert np.array_equal(cfg.stats, alone.stats), (cfg.metric, cfg.segmenter)
+
+
+def test_resampled_system_scores_equal_scores_of_resampled_statistics():
+    result = score_corpus(make_corpus(), [SpaceSegmenter()], [UnigramPrecision()])
+    (cfg,) = result.configs
+    indices = np.array([[0, 0, 1], [2, 2, 2], [1, 2, 0]])
+    expected = np.stack([cfg.score_fn(cfg.stats[:, idx, :].sum(axis=1)) for idx in indices])
+    # sample [2, 2, 2] for X: 0/1 three times -> 0; sample [0, 0, 1] for X: (4+4+1)/(4+4+2) = 0.9
+    assert cfg.resampled_sys_scores(indices)[1, 0] == 0.0
+    assert cfg.resampled_sys_scores(indices)[0, 0] == pytest.approx(0.9)
+    np.testing.assert_allclose(cfg.resampled_sys_scores(indices), expected, rtol=0, atol=1e-12)

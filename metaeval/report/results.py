@@ -20,12 +20,8 @@ import numpy as np
 import pandas as pd
 
 from metaeval.errors import DataError
+from metaeval.evaluate import RESULT_COLUMNS  # one definition, in the layer below
 
-RESULT_COLUMNS = (
-    "dataset", "metric", "segmenter", "config", "judgment_kind", "level", "statistic", "grouping",
-    "tie_policy", "value", "ci_low", "ci_high", "n", "p_value", "concordant", "discordant",
-    "metric_ties", "human_ties", "sys_human", "note",
-)  # fmt: skip
 OPTIONAL_COLUMNS = ("rank", "cluster")
 #: Columns a table must have; the others are filled with empty text or NaN.
 REQUIRED_COLUMNS = ("metric", "segmenter", "judgment_kind", "level", "statistic", "value")
