@@ -71,11 +71,26 @@ def _table_text(frame, fmt: str) -> str:  # noqa: ANN001
     return buffer.getvalue()
 
 
+def _non_negative(text: str) -> int:
+    """argparse type: an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
+    return value
+
+
 def _executor(jobs: int):  # noqa: ANN202
-    if jobs and jobs > 1:
+    """A process pool for ``--jobs`` > 1 (0: one worker per CPU); None runs in this process."""
+    import os
+
+    workers = (os.cpu_count() or 1) if jobs == 0 else jobs
+    if workers > 1:
         import concurrent.futures as cf
 
-        return cf.ProcessPoolExecutor(max_workers=jobs)
+        return cf.ProcessPoolExecutor(max_workers=workers)
     return None
 
 
@@ -158,13 +173,18 @@ class _nullcontext:
 
 
 def _load_judgments(args: argparse.Namespace):  # noqa: ANN202
+    """Judgments from --judgments and/or --human-sys (system-level scores)."""
+    import pandas as pd
+
     import corpora
+    from corpora.model import JUDGMENT_COLUMNS, Judgments
 
-    judgments = corpora.read_judgments(Path(args.judgments), format=args.judgments_format)
-    if getattr(args, "human_sys", None):
+    if args.judgments:
+        judgments = corpora.read_judgments(Path(args.judgments), format=args.judgments_format)
+    else:
+        judgments = Judgments(pd.DataFrame(columns=list(JUDGMENT_COLUMNS)), source=str(args.human_sys))
+    if args.human_sys:
         extra = corpora.read_judgments(Path(args.human_sys), format="human-sys")
-        from corpora.model import Judgments
-
         judgments = Judgments(judgments.table, extra.system_scores, judgments.directions, judgments.source)
     return judgments
 
@@ -214,7 +234,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     segs = args.segmenter or None
     metrics = args.metric or None
     _check_names(segs or [], metrics or [])
-    judgments = _load_judgments(args) if args.judgments else None
+    judgments = _load_judgments(args) if (args.judgments or args.human_sys) else None
     progress = _progress_bar(not args.quiet)
     with _executor(args.jobs) or _nullcontext() as executor:
         study = run(
@@ -243,7 +263,6 @@ def _write_run_folder(out: Path, study, overwrite: bool) -> None:  # noqa: ANN00
     from metaeval.report.files import write_atomic
     from metaeval.report.leaderboard import render
 
-    out.mkdir(parents=True, exist_ok=True)
     outputs = {
         "results.tsv": render(study.results, study.signature, "tsv"),
         "results.json": render(study.results, study.signature, "json"),
@@ -255,8 +274,21 @@ def _write_run_folder(out: Path, study, overwrite: bool) -> None:  # noqa: ANN00
         existing = [name for name in outputs if (out / name).exists()]
         if existing:
             raise UsageError(f"{out / existing[0]} exists; pass --overwrite to replace the outputs in {out}")
-    for name, text in outputs.items():
-        write_atomic(out / name, text, overwrite=overwrite)
+    out.mkdir(parents=True, exist_ok=True)
+    previous = {name: (out / name).read_bytes() for name in outputs if (out / name).exists()}
+    written: list[str] = []
+    try:
+        for name, text in outputs.items():
+            write_atomic(out / name, text, overwrite=overwrite)
+            written.append(name)
+    except BaseException:
+        # all or nothing: put back what was there, remove what this run added
+        for name in written:
+            if name in previous:
+                write_atomic(out / name, previous[name].decode("utf-8"), overwrite=True)
+            else:
+                (out / name).unlink(missing_ok=True)
+        raise
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
@@ -296,7 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--metric", "-m", action="append", help="metric spec, e.g. bleu:n=18,smooth=none (repeatable)")
         p.add_argument("--missing", choices=("error", "skip", "empty"), default="error",
                        help="policy for segments a system lacks (default: error)")
-        p.add_argument("--jobs", "-j", type=int, default=1, help="worker processes (default 1)")
+        p.add_argument("--jobs", "-j", type=_non_negative, default=1,
+                       help="worker processes for scoring (default 1; 0 = one per CPU)")
         p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
     def common_stats(p: argparse.ArgumentParser) -> None:
@@ -305,8 +338,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="metric ties in pairwise consistency (default: exclude)")
         p.add_argument("--threshold", type=float, default=None,
                        help="skip pairs whose human difference is at most this (e.g. 25 DA points)")
-        p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples (default 1000)")
-        p.add_argument("--seed", type=int, default=12345, help="random seed (default 12345)")
+        p.add_argument("--bootstrap", type=_non_negative, default=1000, help="bootstrap samples (default 1000)")
+        p.add_argument("--seed", type=_non_negative, default=12345, help="random seed (default 12345)")
         p.add_argument("--judgments", help="judgment file (long TSV or any known format)")
         p.add_argument("--judgments-format", default=None, help="force a judgment file format")
         p.add_argument("--human-sys", help="system-level human scores TSV (system + one column per kind)")

@@ -94,6 +94,8 @@ class Settings:
             ("level", self.levels, LEVELS),
             ("pair grouping", (self.pair_groups,), PAIR_GROUPS),
         )
+        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
+            raise UsageError(f"seed must be a non-negative integer, got {self.seed!r}")
         for label, given, known in checks:
             bad = [g for g in given if g not in known]
             if bad:
@@ -444,7 +446,7 @@ def _add_clusters(table: pd.DataFrame, results: list[Correlation], alpha: float)
     table["cluster"] = ""
     if not results:
         return
-    if results[0].samples is None:
+    if any(r.defined and r.samples is None for r in results):
         raise UsageError("significance clusters need bootstrap samples (n_bootstrap > 0)")
     for _, rows in table.groupby(_ranking_keys(table), sort=False):
         index = list(rows.index)

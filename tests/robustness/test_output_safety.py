@@ -1,0 +1,224 @@
+"""Output safety: atomic writes, no overwrite without ``--overwrite``, no partial file after
+an interrupt (Ctrl-C inside scoring, a real SIGTERM), a shared segmentation cache, byte-
+identical reruns, no network, and no traceback from the real console script."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from ._helpers import FAST, assert_error, leftovers, write
+
+RUN_FILES = ["leaderboard.html", "leaderboard.md", "results.json", "results.tsv", "scores.tsv"]
+
+
+def _run_out(cli, corpus, out, *extra):
+    return cli("run", corpus, *FAST, "--out", out, *extra)
+
+
+def test_run_out_writes_the_five_files(cli, corpus, tmp_path):
+    out = tmp_path / "out"
+    result = _run_out(cli, corpus, out)
+    assert result.code == 0, result.err
+    assert leftovers(out) == RUN_FILES
+
+
+def test_existing_outputs_kept_without_overwrite(cli, corpus, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    write(out / "results.tsv", "precious\n")
+    assert_error(_run_out(cli, corpus, out), 2, "results.tsv exists", "--overwrite")
+    assert leftovers(out) == ["results.tsv"] and (out / "results.tsv").read_text() == "precious\n"
+    result = _run_out(cli, corpus, out, "--overwrite")
+    assert result.code == 0, result.err
+    assert leftovers(out) == RUN_FILES and (out / "results.tsv").read_text().startswith("# metaeval results")
+
+
+@pytest.mark.parametrize("command", ["score", "leaderboard"])
+def test_existing_output_file_kept_without_overwrite(cli, corpus, tmp_path, command):
+    results = tmp_path / "run"
+    assert _run_out(cli, corpus, results).code == 0
+    args = {"score": ("score", corpus, "-q"), "leaderboard": ("leaderboard", results / "results.tsv")}[command]
+    target = write(tmp_path / "dest" / "target.txt", "precious\n")
+    assert_error(cli(*args, "--output", target), 2, "target.txt", "exists", "--overwrite")
+    assert target.read_text() == "precious\n" and leftovers(target.parent) == ["target.txt"]
+    assert cli(*args, "--output", target, "--overwrite").code == 0
+    assert target.read_text() != "precious\n"
+
+
+def test_leaderboard_of_a_hostile_results_file(cli, tmp_path):
+    for name, content in [("r.json", "{not json"), ("r.tsv", b"\x00\x01"), ("r.csv", "a,b\n1,2\n")]:
+        out = tmp_path / "lb.md"
+        result = cli("leaderboard", write(tmp_path / name, content), "--output", out)
+        assert_error(result, 1, name)
+        assert not out.exists()
+
+
+def test_keyboard_interrupt_inside_scoring_leaves_nothing(cli, corpus, tmp_path, monkeypatch):
+    from metaeval.metrics.bleu import BLEU
+
+    def interrupted(self, hyps, prepared):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(BLEU, "segment_stats", interrupted)
+    out = tmp_path / "out"
+    result = _run_out(cli, corpus, out)
+    assert result.code == 130 and result.out == ""
+    assert "interrupted; no output was written" in result.err
+    assert leftovers(out) == []
+    target = tmp_path / "scores.tsv"
+    result = cli("score", corpus, "-s", "char", "-m", "bleu", "-q", "--output", target)
+    assert result.code == 130 and leftovers(tmp_path) == ["tiny/" + p for p in leftovers(corpus)]
+
+
+def test_interrupt_while_writing_the_out_folder_leaves_no_file(cli, corpus, tmp_path, monkeypatch):
+    import metaeval.report.files as files
+
+    real = files.write_atomic
+    calls = []
+
+    def flaky(path, text, overwrite=False):
+        calls.append(path)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(path, text, overwrite=overwrite)
+
+    monkeypatch.setattr(files, "write_atomic", flaky)
+    out = tmp_path / "out"
+    result = _run_out(cli, corpus, out)
+    assert result.code == 130
+    assert leftovers(out) == []
+
+
+def _catches_sigterm(pid: int) -> bool:
+    """Whether process ``pid`` has a SIGTERM handler installed (Linux /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) >> (signal.SIGTERM - 1) & 1)
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists() or shutil.which("metaeval") is None,
+                    reason="needs Linux /proc and the installed metaeval console script")
+def test_sigterm_during_run_leaves_no_partial_file(corpus, tmp_path):
+    """A real SIGTERM, sent once ``metaeval run`` has installed its handler and is working
+    (100,000 bootstrap samples keep it busy for seconds), exits 130 with no file in --out."""
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [shutil.which("metaeval"), "run", str(corpus), "-s", "char", "-m", "bleu", "--bootstrap", "100000",
+         "-q", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while proc.poll() is None and not _catches_sigterm(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        time.sleep(0.5)
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, stderr
+    assert stdout == "" and "Traceback" not in stderr
+    assert "interrupted; no output was written" in stderr
+    assert leftovers(out) == []
+
+
+CACHE_WORKER = textwrap.dedent(
+    """
+    import json, sys
+    import segmenters
+    from segmenters.cache import SegmentationCache
+    folder, worker = sys.argv[1], int(sys.argv[2])
+    seg = segmenters.get("char")
+    wrong = 0
+    for round_ in range(40):
+        # each round: texts shared by both workers and texts of this worker only
+        texts = [f"共享{round_}句", f"进程{worker}第{round_}句"]
+        got = SegmentationCache(folder).segment(seg, texts)
+        wrong += got != [seg(t) for t in texts]
+    print(json.dumps({"wrong": wrong}))
+    """
+)
+
+
+def test_two_processes_share_a_cache_folder(tmp_path):
+    """Two processes writing one cache folder at once: every answer is right, the file on
+    disk stays valid JSON whose every entry is right, and no temporary file is left."""
+    folder = tmp_path / "cache"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", CACHE_WORKER, str(folder), str(w)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+        for w in (1, 2)
+    ]  # fmt: skip
+    outputs = [p.communicate(timeout=120) for p in procs]
+    for proc, (stdout, stderr) in zip(procs, outputs):
+        assert proc.returncode == 0, stderr
+        assert json.loads(stdout) == {"wrong": 0}
+    files = leftovers(folder)
+    assert len(files) == 1 and files[0].startswith("seg-") and files[0].endswith(".json"), files
+    import segmenters
+
+    data = json.loads((folder / files[0]).read_text(encoding="utf-8"))
+    char = segmenters.get("char")
+    assert data["signature"] == char.signature()
+    assert data["tokens"] and all(tokens == char(text) for text, tokens in data["tokens"].items())
+
+
+def test_same_inputs_give_identical_bytes(cli, real_corpus, tmp_path):
+    """Same corpus, options and seed: byte-identical JSON on stdout and in --out."""
+    args = ("run", real_corpus, "-s", "char", "-m", "bleu", "-m", "chrf", "--bootstrap", "100", "--seed", "7", "-q")
+    first, second = cli(*args, "-f", "json"), cli(*args, "-f", "json")
+    assert first.code == 0 and first.out == second.out and first.out.startswith("{")
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert cli(*args, "--out", a).code == 0 and cli(*args, "--out", b).code == 0
+    assert leftovers(a) == leftovers(b) == RUN_FILES
+    for name in RUN_FILES:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    other = cli("run", real_corpus, "-s", "char", "-m", "bleu", "-m", "chrf", "--bootstrap", "100", "--seed", "8", "-q",
+                "-f", "json")  # fmt: skip
+    assert other.out != first.out  # the seed does reach the output
+
+
+def test_nothing_is_downloaded(cli, corpus, monkeypatch):
+    """Every socket entry point raises; a run with a dictionary segmenter still works."""
+
+    def no_network(*args, **kwargs):
+        raise OSError("network disabled by the test")
+
+    for name in ("socket", "create_connection", "getaddrinfo"):
+        monkeypatch.setattr(socket, name, no_network)
+    result = cli("run", corpus, "-s", "char", "-s", "jieba", "-m", "bleu", "-m", "chrf", "--bootstrap", "20", "-q")
+    assert result.code == 0, result.err
+    assert "jieba" in result.out
+
+
+@pytest.mark.skipif(shutil.which("metaeval") is None, reason="the metaeval console script is not installed")
+def test_console_script_shows_no_traceback(corpus):
+    """The installed ``metaeval`` script, in a real process, on bad data and on bad usage."""
+    system = corpus / "systems" / "s2.zh"
+    system.write_bytes(system.read_bytes() + b"\xc3\x28\n")
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    bad_data = subprocess.run([shutil.which("metaeval"), "run", str(corpus), "-q"], capture_output=True, text=True,
+                              env=env, timeout=120)  # fmt: skip
+    assert bad_data.returncode == 1 and bad_data.stdout == ""
+    assert bad_data.stderr.startswith("metaeval: error: ") and bad_data.stderr.count("\n") == 1
+    assert "s2.zh:5" in bad_data.stderr and "Traceback" not in bad_data.stderr
+    bad_usage = subprocess.run([shutil.which("metaeval"), "run", str(corpus), "--bootstrap", "many"],
+                               capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
+    assert bad_usage.returncode == 2 and "Traceback" not in bad_usage.stderr
+    assert bad_usage.stderr.startswith("metaeval: error: run: ") and "--bootstrap" in bad_usage.stderr
