@@ -1,0 +1,154 @@
+"""Li, Zong & Ng 2011 on public data: word level or character level?
+
+    python -m experiments.li2011 [--data DIR] [--out DIR] [--bootstrap N] [--only NAME ...]
+
+For each dataset of ``config.DATASETS`` this runs the whole study through the public API
+(:func:`metaeval.run`), writes the paper's tables (rows = segmentation, columns = metrics)
+with 95% bootstrap intervals, and tests, for every metric, character level against the best
+word level (paired bootstrap on shared segment resamples). Outputs in
+``experiments/results/li2011/``: one Markdown file per dataset, ``summary.md`` with the
+headline comparison, ``results.tsv`` with every row, and ``results.json`` with the signature.
+Deterministic: the same data and seed give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+import corpora
+from experiments.li2011.config import DATASETS, SEED, WORD_SEGMENTERS, Dataset
+from metaeval.api import run
+from metaeval.evaluate import compare
+from metaeval.report.files import write_atomic
+from metaeval.report.leaderboard import render, select
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_DATA = Path(os.environ.get("METAEVAL_DATA", REPO.parent / "shared" / "data"))
+DEFAULT_OUT = REPO / "experiments" / "results" / "li2011"
+
+
+def run_dataset(data: Path, ds: Dataset, n_bootstrap: int, executor=None) -> tuple[pd.DataFrame, dict, list]:  # noqa: ANN001
+    """Results of every reference variant of one dataset, plus the paired tests."""
+    corpus, judgments = corpora.read(data / ds.path)
+    frames, tests = [], []
+    signature: dict = {}
+    for label, refs in ds.reference_variants(corpus.reference_names):
+        sub = corpus.subset(references=refs)
+        study = run(sub, judgments=judgments, n_bootstrap=n_bootstrap, seed=SEED, executor=executor)
+        results = study.results.copy()
+        results["dataset"] = f"{ds.name}{label}"
+        frames.append(results)
+        signature = dict(study.signature)
+        signature["reference_variants"] = [name for name, _ in ds.reference_variants(corpus.reference_names)]
+        for kind, level, statistic, grouping in ds.tests:
+            tests += char_vs_word(study, judgments, ds, label, kind, level, statistic, grouping, n_bootstrap)
+    return pd.concat(frames, ignore_index=True), signature, tests
+
+
+def char_vs_word(study, judgments, ds, label, kind, level, statistic, grouping, n_bootstrap):  # noqa: ANN001, ANN201
+    """For each metric: char against the best word-level segmenter on one statistic."""
+    rows = []
+    for metric in dict.fromkeys(c.metric for c in study.scores.configs):
+        configs = [c for c in study.scores.configs if c.metric == metric and (c.segmenter == "char" or c.segmenter in WORD_SEGMENTERS)]
+        if len(configs) < 2:
+            continue
+        table = compare(
+            configs, judgments, kind, statistic, level, grouping=grouping, n_bootstrap=n_bootstrap, seed=SEED
+        )
+        values = {}
+        for _, r in table.iterrows():
+            values[r.segmenter_a] = r.value_a
+            values[r.segmenter_b] = r.value_b
+        words = {s: v for s, v in values.items() if s in WORD_SEGMENTERS}
+        if "char" not in values or not words:
+            continue
+        best_word = max(sorted(words), key=lambda s: words[s])
+        pair = table[
+            ((table.segmenter_a == "char") & (table.segmenter_b == best_word))
+            | ((table.segmenter_b == "char") & (table.segmenter_a == best_word))
+        ]
+        p_value = float(pair.p_value.iloc[0]) if len(pair) else float("nan")
+        rows.append({
+            "dataset": f"{ds.name}{label}", "metric": metric, "judgment_kind": kind, "level": level,
+            "statistic": statistic, "grouping": grouping, "char": values["char"], "best_word": best_word,
+            "best_word_value": words[best_word], "delta": values["char"] - words[best_word], "p_value": p_value,
+        })  # fmt: skip
+    return rows
+
+
+def dataset_markdown(ds: Dataset, results: pd.DataFrame, signature: dict) -> str:
+    parts = [f"# {ds.name}: {ds.description}\n"]
+    for kind, level, statistic, grouping in ds.tables:
+        chosen = select(results, judgment_kind=kind, level=level, statistic=statistic)
+        if grouping is not None:
+            chosen = chosen[chosen.grouping == grouping]
+        if chosen.empty:
+            continue
+        table = render(chosen, None, "markdown", layout="table")
+        parts.append("\n".join(line for line in table.splitlines() if not line.startswith("# metaeval leaderboard")))
+    parts.append("## Signature\n\n```\n" + json.dumps(signature, indent=1, sort_keys=True, ensure_ascii=False) + "\n```\n")
+    return "\n".join(parts)
+
+
+def summary_markdown(tests: pd.DataFrame) -> str:
+    lines = [
+        "# Character level against the best word level (Li et al. 2011's question)\n",
+        "delta = char − best word-level segmenter; p = paired bootstrap (1000 shared segment resamples), two-sided.\n",
+        "| dataset | level | statistic | human | metric | char | best word | its value | delta | p |",
+        "|---|---|---|---|---|---:|---|---:|---:|---:|",
+    ]
+    for _, r in tests.iterrows():
+        lines.append(
+            f"| {r.dataset} | {r.level} | {r.statistic} | {r.judgment_kind} | {r.metric} | {r.char:.3f} | "
+            f"{r.best_word} | {r.best_word_value:.3f} | {r.delta:+.3f} | {r.p_value:.3f} |"
+        )
+    wins = tests[tests.delta > 0]
+    significant = tests[(tests.p_value <= 0.05)]
+    lines += [
+        "",
+        f"Character level is ahead in {len(wins)} of {len(tests)} comparisons; "
+        f"{int((significant.delta > 0).sum())} of them significant at p ≤ 0.05, and "
+        f"{int((significant.delta < 0).sum())} significant the other way.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Li, Zong & Ng 2011 on public data")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--bootstrap", type=int, default=1000)
+    parser.add_argument("--only", action="append", help="dataset names to run (default: all)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (results do not depend on it)")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    all_results, all_tests, signatures = [], [], {}
+    executor = cf.ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
+    for ds in DATASETS:
+        if args.only and ds.name not in args.only:
+            continue
+        print(f"li2011: {ds.name}", file=sys.stderr, flush=True)
+        results, signature, tests = run_dataset(args.data, ds, args.bootstrap, executor)
+        signatures[ds.name] = signature
+        all_results.append(results)
+        all_tests += tests
+        write_atomic(args.out / f"{ds.slug}.md", dataset_markdown(ds, results, signature), overwrite=True)
+    results = pd.concat(all_results, ignore_index=True)
+    tests = pd.DataFrame(all_tests)
+    write_atomic(args.out / "results.tsv", results.to_csv(sep="\t", index=False, float_format="%.6g", lineterminator="\n"), overwrite=True)
+    write_atomic(args.out / "char_vs_word.tsv", tests.to_csv(sep="\t", index=False, float_format="%.6g", lineterminator="\n"), overwrite=True)
+    write_atomic(args.out / "summary.md", summary_markdown(tests), overwrite=True)
+    write_atomic(args.out / "results.json", json.dumps({"seed": SEED, "n_bootstrap": args.bootstrap, "signatures": signatures}, indent=1, sort_keys=True, ensure_ascii=False) + "\n", overwrite=True)
+    print(summary_markdown(tests))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""The datasets of the Li et al. 2011 reproduction: data, not code.
+
+Each entry names a corpus folder under the data root, the tables to write (judgment kind,
+level, statistic, grouping) and the char-vs-word significance tests to run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SEED = 12345
+#: Word-level segmenters (cjk-char mixes characters with Latin words and is reported apart).
+WORD_SEGMENTERS = ("jieba", "pkuseg", "mecab")
+
+#: (judgment kind, level, statistic, grouping): None in a table means any grouping; the
+#: tests pass "none" (it only matters for segment-level correlations)
+Table = tuple
+
+
+@dataclass(frozen=True)
+class Dataset:
+    name: str
+    path: str
+    description: str
+    tables: tuple[Table, ...]
+    tests: tuple[Table, ...] = ()
+    #: reference subsets to evaluate separately, as (label, names); empty: all references
+    ref_variants: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
+
+    @property
+    def slug(self) -> str:
+        return self.name.replace("/", "_")
+
+    def reference_variants(self, available: list[str]) -> list[tuple[str, list[str]]]:
+        if not self.ref_variants:
+            return [("", list(available))]
+        return [(label, list(names)) for label, names in self.ref_variants]
+
+
+def _esa(name: str, path: str, lang: str) -> Dataset:
+    seg = (("esa", "seg", "consistency", None), ("esa_z", "seg", "pearson", "none"))
+    sys_ = (("esa", "sys", "spearman", None), ("esa_z", "sys", "spearman", None))
+    tests = (("esa", "seg", "consistency", "none"), ("esa_z", "seg", "pearson", "none"), ("esa", "sys", "spearman", "none"))
+    return Dataset(
+        name, path, f"WMT24 English→{lang}, ESA (634 paragraphs × 12 systems, one rating each)",
+        tables=seg + sys_, tests=tests,
+    )
+
+
+def _sys(name: str, path: str, description: str, kind: str, refs=()) -> Dataset:  # noqa: ANN001
+    return Dataset(name, path, description, tables=((kind, "sys", "spearman", None), (kind, "sys", "pearson", None)),
+                   tests=((kind, "sys", "spearman", "none"),), ref_variants=refs)
+
+
+DATASETS: tuple[Dataset, ...] = (
+    _esa("wmt24-esa/en-zh", "wmt24-esa/en-zh", "Chinese"),
+    _esa("wmt24-esa/en-ja", "wmt24-esa/en-ja", "Japanese"),
+    _sys("wmt21/en-zh", "wmt21/en-zh", "WMT21 English→Chinese, 29 systems, system-level DA (z)", "da_z",
+         refs=((" ref A", ("A",)), (" ref B", ("B",)), (" refs A+B", ("A", "B")))),
+    _sys("wmt21/en-ja", "wmt21/en-ja", "WMT21 English→Japanese, 15 systems, system-level DA (z)", "da_z"),
+    _sys("wmt23/en-zh", "wmt23/en-zh", "WMT23 English→Chinese, 14 systems, system-level DA+SQM (z)", "dasqm_z_mean"),
+    _sys("wmt23/en-ja", "wmt23/en-ja", "WMT23 English→Japanese, 15 systems, system-level DA+SQM (z)", "dasqm_z_mean"),
+    Dataset(
+        "mlqe-pe/en-zh-test20", "mlqe-pe/en-zh-test20",
+        "MLQE-PE English→Chinese test20, one system, segment-level DA and HTER (reference = post-edit)",
+        tables=(("da_z", "seg", "pearson", "none"), ("da", "seg", "pearson", "none"), ("hter", "seg", "pearson", "none")),
+        tests=(("da_z", "seg", "pearson", "none"), ("hter", "seg", "pearson", "none")),
+    ),
+)
