@@ -132,3 +132,12 @@ def test_resampled_system_scores_equal_scores_of_resampled_statistics():
     assert cfg.resampled_sys_scores(indices)[1, 0] == 0.0
     assert cfg.resampled_sys_scores(indices)[0, 0] == pytest.approx(0.9)
     np.testing.assert_allclose(cfg.resampled_sys_scores(indices), expected, rtol=0, atol=1e-12)
+
+
+def test_dask_executor_gives_identical_results():
+    """Any concurrent.futures executor works, e.g. Dask's (pip install 'metaeval[dask]')."""
+    distributed = pytest.importorskip("distributed")
+    serial = score_corpus(make_corpus(), [SpaceSegmenter()], [UnigramPrecision()]).table()
+    with distributed.Client(processes=False, dashboard_address=None, n_workers=1, threads_per_worker=2) as client:
+        parallel = score_corpus(make_corpus(), [SpaceSegmenter()], [UnigramPrecision()], executor=client.get_executor()).table()
+    assert serial.equals(parallel)
