@@ -69,11 +69,59 @@ STAT_NAMES = (
 
 
 @njit(cache=True, nogil=True)
-def _sorted_paths(matches: np.ndarray, chunks: np.ndarray, dist: np.ndarray, n: int) -> np.ndarray:
-    """Indices of paths ``0..n-1``: more matches, fewer chunks, smaller distance, then insertion order."""
-    order = np.argsort(dist[:n], kind="mergesort")
-    primary = -matches[:n] * (1 << 32) + chunks[:n]
-    return order[np.argsort(primary[order], kind="mergesort")]
+def _bit_length(x: int) -> int:
+    n = 0
+    while x > 0:
+        n += 1
+        x >>= 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _sorted_paths(
+    matches: np.ndarray, chunks: np.ndarray, dist: np.ndarray, n: int, keys: np.ndarray, top: int
+) -> np.ndarray:
+    """The first ``top`` of paths ``0..n-1`` ordered by more matches, fewer chunks, smaller distance,
+    then insertion order.
+
+    The four criteria are packed into one distinct integer per path when they fit in 62 bits,
+    and the ``top`` smallest are selected by insertion; otherwise two stable sorts give the
+    same order.
+    """
+    most_matches = 0
+    most_chunks = 0
+    most_dist = 0
+    for q in range(n):
+        most_matches = max(most_matches, matches[q])
+        most_chunks = max(most_chunks, chunks[q])
+        most_dist = max(most_dist, dist[q])
+    bits_i = _bit_length(n)
+    bits_d = _bit_length(most_dist)
+    bits_c = _bit_length(most_chunks)
+    if bits_i + bits_d + bits_c + _bit_length(most_matches) > 62:
+        order = np.argsort(dist[:n], kind="mergesort")
+        primary = -matches[:n] * (1 << 32) + chunks[:n]
+        return order[np.argsort(primary[order], kind="mergesort")][:top]
+    # the best ``top`` keys, kept sorted by insertion (paths arrive nearly in order)
+    top = min(top, n)
+    kept = 0
+    for q in range(n):
+        key = ((((most_matches - matches[q]) << bits_c | chunks[q]) << bits_d | dist[q]) << bits_i) | q
+        if kept == top:
+            if key > keys[kept - 1]:
+                continue
+            kept -= 1
+        r = kept
+        while r > 0 and keys[r - 1] > key:
+            keys[r] = keys[r - 1]
+            r -= 1
+        keys[r] = key
+        kept += 1
+    mask = (1 << bits_i) - 1
+    order = np.empty(top, dtype=np.int64)
+    for q in range(top):
+        order[q] = keys[q] & mask
+    return order
 
 
 @njit(cache=True, nogil=True)
@@ -118,6 +166,7 @@ def _align(hyp: np.ndarray, ref: np.ndarray, hyp_func: np.ndarray, ref_func: np.
     dist = np.zeros((2, cap), dtype=np.int64)
     hfm = np.zeros((2, cap), dtype=np.int64)
     rfm = np.zeros((2, cap), dtype=np.int64)
+    keys = np.empty(cap, dtype=np.int64)
     for j in range(n2):
         i = fixed[j]
         if i >= 0:
@@ -125,7 +174,7 @@ def _align(hyp: np.ndarray, ref: np.ndarray, hyp_func: np.ndarray, ref_func: np.
     cur = 0
     n_paths = 1
     for current in range(n2):
-        order = _sorted_paths(n_match[cur], n_chunk[cur], dist[cur], n_paths)
+        order = _sorted_paths(n_match[cur], n_chunk[cur], dist[cur], n_paths, keys, beam)
         nxt = 1 - cur
         n_next = 0
         for rank in range(min(beam, n_paths)):
@@ -175,12 +224,12 @@ def _align(hyp: np.ndarray, ref: np.ndarray, hyp_func: np.ndarray, ref_func: np.
         cur = nxt
         n_paths = n_next
     # Close the open chunk of the paths within the beam, then take the best.
-    order = _sorted_paths(n_match[cur], n_chunk[cur], dist[cur], n_paths)
+    order = _sorted_paths(n_match[cur], n_chunk[cur], dist[cur], n_paths, keys, beam)
     kept = order[: min(beam, n_paths)]
     for p in kept:
         if last_end[cur, p] != -1:
             n_chunk[cur, p] += 1
-    sub = _sorted_paths(n_match[cur][kept], n_chunk[cur][kept], dist[cur][kept], kept.shape[0])
+    sub = _sorted_paths(n_match[cur][kept], n_chunk[cur][kept], dist[cur][kept], kept.shape[0], keys, 1)
     best = kept[sub[0]]
     out = np.empty(4, dtype=np.int64)
     out[0] = n_match[cur, best]
@@ -188,6 +237,33 @@ def _align(hyp: np.ndarray, ref: np.ndarray, hyp_func: np.ndarray, ref_func: np.
     out[2] = hfm[cur, best]
     out[3] = rfm[cur, best]
     return out
+
+
+@njit(cache=True, nogil=True)
+def _align_all(hyp_ids, hyp_off, hyp_func, ref_ids, ref_off, ref_func, beam: int) -> np.ndarray:
+    """:func:`_align` of segment ``s``: ``hyp_ids[hyp_off[s]:hyp_off[s + 1]]`` against the matching reference slice."""
+    n = hyp_off.shape[0] - 1
+    out = np.empty((n, 4), dtype=np.int64)
+    for s in range(n):
+        h0, h1 = hyp_off[s], hyp_off[s + 1]
+        r0, r1 = ref_off[s], ref_off[s + 1]
+        out[s] = _align(hyp_ids[h0:h1], ref_ids[r0:r1], hyp_func[h0:h1], ref_func[r0:r1], beam)
+    return out
+
+
+def _flatten(arrays: Sequence[np.ndarray], dtype: type) -> tuple[np.ndarray, np.ndarray]:
+    """The arrays concatenated, with offsets: array ``s`` is ``flat[offsets[s]:offsets[s + 1]]``."""
+    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
+    np.cumsum([len(a) for a in arrays], out=offsets[1:])
+    flat = np.concatenate(arrays).astype(dtype, copy=False) if len(arrays) else np.zeros(0, dtype=dtype)
+    return flat, offsets
+
+
+def _counts(flags: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Number of true flags in each ``flags[offsets[s]:offsets[s + 1]]``."""
+    total = np.zeros(len(flags) + 1, dtype=np.int64)
+    np.cumsum(flags, out=total[1:])
+    return total[offsets[1:]] - total[offsets[:-1]]
 
 
 def meteor_score(stats: np.ndarray, alpha: float, beta: float, gamma: float, delta: float) -> np.ndarray:
@@ -285,15 +361,25 @@ class METEOR(Metric):
         words = self._words()
         n_refs = len(refs.ids)
         per_ref = np.zeros((n_refs, len(hyps), len(STAT_NAMES)), dtype=np.float64)
-        for s, hyp in enumerate(hyps):
-            hyp_ids = _ids(hyp, refs.vocab, grow=False)
-            hyp_func = _function_flags(hyp, words)
-            for r in range(n_refs):
-                matches, chunks, hyp_fm, ref_fm = _align(hyp_ids, refs.ids[r][s], hyp_func, refs.func[r][s], self.beam)
-                ref_len = len(refs.ids[r][s])
-                if matches == len(hyp) == ref_len and chunks == 1:
-                    chunks = 0  # an identical segment adds no chunk to the system sums
-                per_ref[r, s] = (len(hyp), ref_len, hyp_func.sum(), refs.func[r][s].sum(), matches, hyp_fm, ref_fm, chunks)
+        hyp_ids, hyp_off = _flatten([_ids(hyp, refs.vocab, grow=False) for hyp in hyps], np.int64)
+        hyp_func, _ = _flatten([_function_flags(hyp, words) for hyp in hyps], np.bool_)
+        hyp_len = np.diff(hyp_off)
+        for r in range(n_refs):
+            ref_ids, ref_off = _flatten(refs.ids[r], np.int64)
+            ref_func, _ = _flatten(refs.func[r], np.bool_)
+            ref_len = np.diff(ref_off)
+            aligned = _align_all(hyp_ids, hyp_off, hyp_func, ref_ids, ref_off, ref_func, self.beam)
+            matches, chunks = aligned[:, 0], aligned[:, 1].copy()
+            # an identical segment adds no chunk to the system sums
+            chunks[(matches == hyp_len) & (matches == ref_len) & (chunks == 1)] = 0
+            per_ref[r, :, 0] = hyp_len
+            per_ref[r, :, 1] = ref_len
+            per_ref[r, :, 2] = _counts(hyp_func, hyp_off)
+            per_ref[r, :, 3] = _counts(ref_func, ref_off)
+            per_ref[r, :, 4] = matches
+            per_ref[r, :, 5] = aligned[:, 2]
+            per_ref[r, :, 6] = aligned[:, 3]
+            per_ref[r, :, 7] = chunks
         # The first reference with the best score, as METEOR keeps it (strictly greater replaces).
         best = np.argmax(self.score(per_ref), axis=0)
         return per_ref[best, np.arange(len(hyps))]

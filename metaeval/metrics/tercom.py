@@ -28,13 +28,18 @@ and the length is the average reference length. An empty hypothesis costs the re
 length; an empty reference costs the hypothesis length with length 0 (tercom's
 ``TERnullstr``).
 
-Speed, with the same results: every candidate shift is scored by a compiled (numba) kernel
-that (a) restarts the beam search at the first column the shift changes, from the stored
-columns of the current alignment, (b) skips candidates already scored in the same round
-(same block and destination give the same result), and (c) abandons a candidate as soon as
-its cost so far plus the exact (unbeamed) edit distance of the unchanged remainder exceeds
-what it would need to be taken. The beam can only raise a cost, so (c) never drops a shift
-tercom would take.
+Speed, with the same results: every candidate shift is scored by compiled (numba) kernels that
+(a) first compute the plain (unbeamed) Levenshtein distance of the shifted hypothesis with a
+bit-parallel algorithm (Myers 1999; Hyyrö 2003), resumed at the first column the shift changes
+and joined after the last one with the exact suffix distances of a reversed pass, and reject the
+shift when it exceeds what the shift would need to be taken (the beam can only raise a cost, so
+this never drops a shift tercom would take); (b) otherwise restart tercom's beam search at the
+first changed column, from the stored columns of the current alignment, and abandon it as soon
+as its cost so far plus the exact distance of the unchanged remainder exceeds that limit;
+(c) skip candidates already scored in the same round (same block and destination give the
+same result). After a shift, the alignment is recomputed from the first changed column only.
+The beam search exists twice, once recording the alignment and once only scoring with the
+cut-off, so that the scoring loop carries no recording work.
 """
 
 from __future__ import annotations
@@ -51,19 +56,26 @@ BEAM_WIDTH = 20
 MAX_SHIFT_SIZE = 10
 MAX_SHIFT_DIST = 50
 _INF = 999999
+#: Value of a cell no edit path has reached (above every beam threshold).
+_UNSET = 1 << 40
 
 _MATCH, _SUB, _INS, _DEL = 1, 2, 3, 4
 
 
+_ONE = np.uint64(1)
+_HIGH = np.uint64(1 << 63)
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
 @njit(cache=True)
-def _columns(seq, ref, k, col, nxt, lo, hi, cur_best, cur_fg, cur_lg, rec, col_in, in_lo, in_hi, state,
-             path, suffix, check_from, limit):
+def _record_columns(seq, ref, k, col, nxt, lo, hi, cur_best, cur_fg, cur_lg, col_in, in_lo, in_hi, state, path):
     """tercom's beam edit distance from column ``k`` (state of column ``k`` given in ``col``).
 
-    ``rec`` records each column's incoming values and beam state (``col_in``, ``in_lo``,
-    ``in_hi``, ``state``) and the backpointers (``path``). With ``check_from <= hl`` the
-    search stops and returns ``_INF`` once every expanded cell of a column ``j >= check_from``
-    has cost + ``suffix[j, i]`` above ``limit``. ``col`` and ``nxt`` are left all -1.
+    Columns are hypothesis positions, rows reference positions; unreached cells hold
+    ``_UNSET``. Each column's incoming values and beam state are recorded (``col_in``,
+    ``in_lo``, ``in_hi``, ``state``: best substitution/match cost that reached it, first and
+    last row to visit) with the backpointers ``path[j, i]``, so that a later search can resume
+    at any column. ``col`` and ``nxt`` are left all ``_UNSET``.
     """
     hl = seq.shape[0]
     rl = ref.shape[0]
@@ -75,104 +87,212 @@ def _columns(seq, ref, k, col, nxt, lo, hi, cur_best, cur_fg, cur_lg, rec, col_i
         cur_fg = -1
         lg = cur_lg
         cur_lg = -1
-        if rec:
-            in_lo[j] = lo
-            in_hi[j] = hi
-            for r in range(lo, hi + 1):
-                col_in[j, r] = col[r]
-            state[j, 0] = last_best
-            state[j, 1] = fg
-            state[j, 2] = lg
-        nlo = rl + 1
-        nhi = -1
+        in_lo[j] = lo
+        in_hi[j] = hi
+        for r in range(lo, hi + 1):
+            col_in[j, r] = col[r]
+        state[j, 0] = last_best
+        state[j, 1] = fg
+        state[j, 2] = lg
         chi = hi
-        check = j >= check_from and j < hl
-        cmin = _INF
+        # cells above the beam are not expanded; none in the last column
+        thr = last_best + BEAM_WIDTH if j < hl else _UNSET - 1
         i = fg if fg > 0 else 0
-        while i <= rl:
-            if i > lg:
-                break
+        while i <= rl and i <= lg:
             s = col[i]
-            if s < 0:
-                i += 1
-                continue
-            if j < hl and s > last_best + BEAM_WIDTH:
+            if s > thr:
                 i += 1
                 continue
             if cur_fg == -1:
                 cur_fg = i
-            if i < rl and j < hl:
-                # nxt[i + 1] is still unset here (rows run upwards), so tercom's match branch,
-                # which lowers cur_best even without writing, behaves as the substitution one
-                sub = 0 if ref[i] == seq[j] else 1
-                c = s + sub
-                if nxt[i + 1] < 0 or c < nxt[i + 1]:
-                    nxt[i + 1] = c
-                    if rec:
-                        path[i + 1, j + 1] = _SUB if sub else _MATCH
-                    if c < cur_best:
-                        cur_best = c
-                if i + 1 > nhi:
-                    nhi = i + 1
             cur_lg = i + 1
+            c = s + 1
             if j < hl:
-                c = s + 1
-                if nxt[i] < 0 or nxt[i] > c:
+                if i < rl:
+                    # nxt[i + 1] is still unset here (rows run upwards), so tercom's match
+                    # branch, which lowers cur_best even without writing, acts as substitution
+                    sub = 0 if ref[i] == seq[j] else 1
+                    nxt[i + 1] = s + sub
+                    path[j + 1, i + 1] = _SUB if sub else _MATCH
+                    if s + sub < cur_best:
+                        cur_best = s + sub
+                if nxt[i] > c:
                     nxt[i] = c
-                    if rec:
-                        path[i, j + 1] = _INS
-                if i < nlo:
-                    nlo = i
-                if i > nhi:
-                    nhi = i
+                    path[j + 1, i] = _INS
+            if i < rl and col[i + 1] > c:
+                col[i + 1] = c
+                path[j, i + 1] = _DEL
+                if i >= lg:
+                    lg = i + 1
+                if i + 1 > chi:
+                    chi = i + 1
+            i += 1
+        if j == hl:
+            result = col[rl]
+        for r in range(lo, chi + 1):
+            col[r] = _UNSET
+        col, nxt = nxt, col
+        if cur_fg == -1:
+            lo = rl + 1
+            hi = -1
+        else:
+            lo = cur_fg
+            hi = min(cur_lg, rl)
+    return result
+
+
+@njit(cache=True)
+def _eval_columns(seq, ref, k, col, nxt, lo, hi, cur_best, cur_fg, cur_lg, check_from, limit, sfx, smin, sfx_ok,
+                  rpv, rmv):
+    """The values of :func:`_record_columns` from column ``k``, recording nothing, with a cut-off.
+
+    The search stops and returns ``_INF`` once every expanded cell of a column
+    ``j >= check_from`` has cost + ``sfx[j, i]`` above ``limit`` (``sfx`` rows are filled on
+    first use, see :func:`_suffix_row`). ``col`` and ``nxt`` are left all ``_UNSET``.
+    """
+    hl = seq.shape[0]
+    rl = ref.shape[0]
+    for j in range(k, hl):
+        thr = cur_best + BEAM_WIDTH
+        cur_best = _INF
+        fg = cur_fg
+        cur_fg = -1
+        lg = cur_lg
+        cur_lg = -1
+        chi = hi
+        check = j >= check_from
+        if check and not sfx_ok[j]:
+            _suffix_row(j, hl, rl, rpv, rmv, sfx, smin)
+            sfx_ok[j] = True
+        cmin = _UNSET
+        t = seq[j]
+        i = fg if fg > 0 else 0
+        while i <= rl and i <= lg:
+            s = col[i]
+            if s > thr:
+                i += 1
+                continue
+            if cur_fg == -1:
+                cur_fg = i
+            cur_lg = i + 1
+            c = s + 1
+            if nxt[i] > c:
+                nxt[i] = c
             if i < rl:
-                c = s + 1
-                if col[i + 1] < 0 or col[i + 1] > c:
+                d = s + (0 if ref[i] == t else 1)
+                nxt[i + 1] = d
+                if d < cur_best:
+                    cur_best = d
+                if col[i + 1] > c:
                     col[i + 1] = c
-                    if rec:
-                        path[i + 1, j] = _DEL
                     if i >= lg:
                         lg = i + 1
                     if i + 1 > chi:
                         chi = i + 1
             if check:
-                v = s + suffix[j, i]
+                v = s + sfx[j, i]
                 if v < cmin:
                     cmin = v
             i += 1
-        if j == hl:
-            result = col[rl]
         for r in range(lo, chi + 1):
-            col[r] = -1
+            col[r] = _UNSET
+        if cur_fg == -1:
+            lo = rl + 1
+            hi = -1
+        else:
+            lo = cur_fg
+            hi = min(cur_lg, rl)
         if check and cmin > limit:
-            for r in range(nlo, nhi + 1):
-                nxt[r] = -1
+            for r in range(lo, hi + 1):
+                nxt[r] = _UNSET
             return _INF
         col, nxt = nxt, col
-        lo = nlo
-        hi = nhi
+    # last column: deletions only, no beam
+    i = cur_fg if cur_fg > 0 else 0
+    lg = cur_lg
+    chi = hi
+    while i < rl and i <= lg:
+        s = col[i]
+        if s < _UNSET and col[i + 1] > s + 1:
+            col[i + 1] = s + 1
+            if i >= lg:
+                lg = i + 1
+            if i + 1 > chi:
+                chi = i + 1
+        i += 1
+    result = col[rl]
+    for r in range(lo, chi + 1):
+        col[r] = _UNSET
     return result
 
 
 @njit(cache=True)
-def _suffix_distance(seq, ref, out):
-    """``out[j, i]`` = plain Levenshtein distance of ``ref[i:]`` and ``seq[j:]``."""
-    hl = seq.shape[0]
-    rl = ref.shape[0]
-    for i in range(rl + 1):
-        out[hl, i] = rl - i
-    for j in range(hl - 1, -1, -1):
-        out[j, rl] = hl - j
-        t = seq[j]
-        for i in range(rl - 1, -1, -1):
-            a = out[j + 1, i + 1] + (0 if ref[i] == t else 1)
-            b = out[j + 1, i] + 1
-            if b < a:
-                a = b
-            b = out[j, i + 1] + 1
-            if b < a:
-                a = b
-            out[j, i] = a
+def _bp_word(eq, p, m, hin):
+    """One 64-row block of one column of the bit-parallel Levenshtein distance (Myers 1999,
+    in Hyyrö's block form).
+
+    ``p``/``m`` hold the +1/-1 vertical differences of the block (bit ``r``: row ``r + 1``
+    minus row ``r``), ``eq`` the rows whose token is the column's, ``hin`` the horizontal
+    difference entering at the block's top row. Returns the new ``p``, ``m`` and the
+    horizontal difference leaving at its bottom row.
+    """
+    xv = eq | m
+    if hin < 0:
+        eq |= _ONE
+    xh = (((eq & p) + p) ^ p) | eq
+    ph = m | ~(xh | p)
+    mh = p & xh
+    hout = 0
+    if ph & _HIGH:
+        hout = 1
+    elif mh & _HIGH:
+        hout = -1
+    ph = ph << _ONE
+    mh = mh << _ONE
+    if hin < 0:
+        mh |= _ONE
+    elif hin > 0:
+        ph |= _ONE
+    return mh | ~(xv | ph), ph & xv, hout
+
+
+@njit(cache=True)
+def _bp_columns(seq, peq, k, pv, mv, words, reverse):
+    """Rows ``k + 1..`` of ``pv``/``mv``: columns after ``t`` tokens of ``seq`` (read backwards if
+    ``reverse``); the top row grows by one per column (global distance)."""
+    n = seq.shape[0]
+    for t in range(k, n):
+        c = seq[n - 1 - t] if reverse else seq[t]
+        hin = 1
+        for b in range(words):
+            pv[t + 1, b], mv[t + 1, b], hin = _bp_word(peq[c, b], pv[t, b], mv[t, b], hin)
+
+
+@njit(cache=True)
+def _suffix_row(j, hl, rl, rpv, rmv, sfx, smin):
+    """``sfx[j, i]`` = Levenshtein distance of ``ref[i:]`` and ``seq[j:]``, from the reversed pass,
+    and ``smin[j, w]`` = its minimum over rows ``64w + 1..64w + 64``."""
+    t = hl - j
+    d = t
+    sfx[j, rl] = d
+    for k in range(rl):
+        w = k >> 6
+        sh = np.uint64(k & 63)
+        d += np.int64((rpv[t, w] >> sh) & _ONE) - np.int64((rmv[t, w] >> sh) & _ONE)
+        sfx[j, rl - 1 - k] = d
+    for i in range(1, rl + 1):
+        w = (i - 1) >> 6
+        if (i - 1) & 63 == 0 or sfx[j, i] < smin[j, w]:
+            smin[j, w] = sfx[j, i]
+
+
+@njit(cache=True)
+def _popcount(x):
+    """Number of set bits of a uint64."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(cache=True)
@@ -181,7 +301,7 @@ def _align_errors(path, hl, rl, herr, rerr, ralign):
     i = rl
     j = hl
     while i > 0 or j > 0:
-        p = path[i, j]
+        p = path[j, i]
         if p == _MATCH or p == _SUB:
             herr[j - 1] = p == _SUB
             rerr[i - 1] = p == _SUB
@@ -200,63 +320,85 @@ def _align_errors(path, hl, rl, herr, rerr, ralign):
 
 
 @njit(cache=True)
-def _copy_range(w, first, last, out, c):
-    """Copy ``w[first..last]`` (inclusive; empty when ``last < first``) to ``out[c:]``; return the next ``c``."""
-    for i in range(first, last + 1):
-        out[c] = w[i]
-        c += 1
-    return c
+def _shift_span(start, end, newloc, last):
+    """First and last position that tercom's ``PerformShift`` of ``[start..end]`` after ``newloc`` can change."""
+    if newloc < start:
+        return newloc + 1, end
+    if newloc > end:
+        return start, newloc
+    # tercom's "moving inside of ourselves" case (start < newloc <= end)
+    return start, min(last, end + newloc - start)
 
 
 @njit(cache=True)
-def _perform_shift(w, start, end, newloc, out):
-    """tercom's ``PerformShift``: move ``w[start..end]`` after position ``newloc``."""
-    last = w.shape[0] - 1
-    if newloc == -1:
-        c = _copy_range(w, start, end, out, 0)
-        c = _copy_range(w, 0, start - 1, out, c)
-        _copy_range(w, end + 1, last, out, c)
-    elif newloc < start:
-        c = _copy_range(w, 0, newloc, out, 0)
-        c = _copy_range(w, start, end, out, c)
-        c = _copy_range(w, newloc + 1, start - 1, out, c)
-        _copy_range(w, end + 1, last, out, c)
-    elif newloc > end:
-        c = _copy_range(w, 0, start - 1, out, 0)
-        c = _copy_range(w, end + 1, newloc, out, c)
-        c = _copy_range(w, start, end, out, c)
-        _copy_range(w, newloc + 1, last, out, c)
+def _shift_into(w, start, end, newloc, out):
+    """tercom's ``PerformShift`` (move ``w[start..end]`` after ``newloc``), written only over
+    :func:`_shift_span`; ``out`` must equal ``w`` elsewhere."""
+    a, b = _shift_span(start, end, newloc, w.shape[0] - 1)
+    c = a
+    if newloc < start:
+        for i in range(start, end + 1):
+            out[c] = w[i]
+            c += 1
+        for i in range(newloc + 1, start):
+            out[c] = w[i]
+            c += 1
     else:
-        # tercom's "moving inside of ourselves" case (start < newloc <= end)
-        d = newloc - start
-        c = _copy_range(w, 0, start - 1, out, 0)
-        c = _copy_range(w, end + 1, min(last, end + d), out, c)
-        c = _copy_range(w, start, end, out, c)
-        _copy_range(w, end + d + 1, last, out, c)
+        for i in range(end + 1, b + 1):
+            out[c] = w[i]
+            c += 1
+        for i in range(start, end + 1):
+            out[c] = w[i]
+            c += 1
 
 
 @njit(cache=True)
-def _gather_shifts(cur, ref, ref_sorted, ref_order, herr, rerr_cum, ralign, occ):
+def _local_ids(hyp, ref, h, r, occ_start, occ_pos):
+    """Renumber tokens ``0..u-1`` by the reference, ``u`` for tokens only in ``hyp``; return ``u``.
+
+    ``occ_pos[occ_start[c]:occ_start[c + 1]]`` lists the reference positions of token ``c``, ascending.
+    """
+    rl = ref.shape[0]
+    order = np.argsort(ref, kind="mergesort")
+    u = 0
+    for q in range(rl):
+        if q > 0 and ref[order[q]] != ref[order[q - 1]]:
+            u += 1
+        r[order[q]] = u
+        occ_pos[q] = order[q]
+    u += 1
+    for c in range(u + 2):
+        occ_start[c] = 0
+    for q in range(rl):
+        occ_start[r[q] + 1] += 1
+    for c in range(u + 1):
+        occ_start[c + 1] += occ_start[c]
+    sorted_ref = ref[order]
+    for j in range(hyp.shape[0]):
+        q = np.searchsorted(sorted_ref, hyp[j])
+        h[j] = r[order[q]] if q < rl and sorted_ref[q] == hyp[j] else u
+    return u
+
+
+@njit(cache=True)
+def _gather_shifts(cur, ref, u, occ_start, occ_pos, herr, rerr_cum, ralign, occ, seen, stamp, out):
     """tercom's ``GatherAllPossShifts``, deduplicated: rows ``(length - 1, start, end, newloc)``.
 
     Rows come out in tercom's evaluation order: longest blocks first, then gathering order
     (start, reference occurrence, offset). A repeated ``(start, end, newloc)`` is dropped.
+    Returns the rows (``out`` or a larger copy) and the stamp to pass next time.
     """
     hl = cur.shape[0]
-    out = np.empty((64, 4), dtype=np.int64)
     n = 0
-    seen = set()
-    seen.add(-1)
     for start in range(hl):
-        a = np.searchsorted(ref_sorted, cur[start], side="left")
-        b = np.searchsorted(ref_sorted, cur[start], side="right")
-        if a == b:
+        tok = cur[start]
+        if tok == u:
             continue
+        stamp += 1
         m_occ = 0
-        for q in range(a, b):
-            occ[m_occ] = ref_order[q]
+        for q in range(occ_start[tok], occ_start[tok + 1]):
+            occ[m_occ] = occ_pos[q]
             m_occ += 1
-        # occurrences come out ascending: ref_order is a stable argsort
         ok = False
         for q in range(m_occ):
             ra = ralign[occ[q]]
@@ -304,10 +446,9 @@ def _gather_shifts(cur, ref, ref_sorted, ref_order, herr, rerr_cum, ralign, occ)
                         newloc = ralign[moveto + roff]
                     if newloc == -2:
                         continue
-                    key = (start * (MAX_SHIFT_SIZE + 1) + (end - start)) * (hl + 2) + newloc + 1
-                    if key in seen:
+                    if seen[end - start, newloc + 1] == stamp:
                         continue
-                    seen.add(key)
+                    seen[end - start, newloc + 1] = stamp
                     if n == out.shape[0]:
                         bigger = np.empty((2 * n, 4), dtype=np.int64)
                         bigger[:n] = out[:n]
@@ -318,84 +459,201 @@ def _gather_shifts(cur, ref, ref_sorted, ref_order, herr, rerr_cum, ralign, occ)
                     out[n, 3] = newloc
                     n += 1
             end += 1
-    order = np.argsort(-out[:n, 0], kind="mergesort")
-    return out[:n][order]
+    return out, n, stamp
 
 
 @njit(cache=True)
-def _pair_edits(hyp, ref):
-    """Total tercom edits (shifts + beam edit distance after shifting) of two non-empty sequences."""
+def _order_by_length(cands, n, order):
+    """Stable order of ``cands[:n]`` by decreasing block length (a counting sort); returns bucket starts."""
+    first = np.zeros(MAX_SHIFT_SIZE + 2, dtype=np.int64)
+    for q in range(n):
+        first[MAX_SHIFT_SIZE - cands[q, 0] + 1] += 1
+    for b in range(MAX_SHIFT_SIZE + 1):
+        first[b + 1] += first[b]
+    fill = first.copy()
+    for q in range(n):
+        b = MAX_SHIFT_SIZE - cands[q, 0]
+        order[fill[b]] = q
+        fill[b] += 1
+    return first
+
+
+@njit(cache=True)
+def _unbeamed_exceeds(arr, peq, fpv, fmv, first, last, tpv, tmv, words, rl, sfx, smin, sfx_ok, rpv, rmv, limit):
+    """Whether the plain Levenshtein distance of ``arr`` and the reference exceeds ``limit``.
+
+    Columns before ``first`` and the suffix after ``last`` are those of the current
+    hypothesis: the bit-parallel columns are resumed at ``first`` and joined at ``last + 1``
+    with the suffix distances.
+    """
+    hl = arr.shape[0]
+    for b in range(words):
+        tpv[b] = fpv[first, b]
+        tmv[b] = fmv[first, b]
+    for t in range(first, last + 1):
+        c = arr[t]
+        hin = 1
+        for b in range(words):
+            tpv[b], tmv[b], hin = _bp_word(peq[c, b], tpv[b], tmv[b], hin)
+    j = last + 1
+    if j < hl and not sfx_ok[j]:
+        _suffix_row(j, hl, rl, rpv, rmv, sfx, smin)
+        sfx_ok[j] = True
+    d = j
+    if j == hl:
+        for k in range(rl):
+            sh = np.uint64(k & 63)
+            d += np.int64((tpv[k >> 6] >> sh) & _ONE) - np.int64((tmv[k >> 6] >> sh) & _ONE)
+        return d > limit
+    if d + sfx[j, 0] <= limit:
+        return False
+    for w in range(words):
+        # rows of block w are at least d minus its -1 steps: skip the block if that cannot reach
+        # the limit, else walk it
+        if d - _popcount(tmv[w]) + smin[j, w] <= limit:
+            e = d
+            for k in range(64 * w, min(64 * w + 64, rl)):
+                sh = np.uint64(k & 63)
+                e += np.int64((tpv[w] >> sh) & _ONE) - np.int64((tmv[w] >> sh) & _ONE)
+                if e + sfx[j, k + 1] <= limit:
+                    return False
+        d += _popcount(tpv[w]) - _popcount(tmv[w])
+    return True
+
+
+@njit(cache=True)
+def _pair_edits(hyp, ref, col_buf, path_buf, sfx_buf, cand_buf):
+    """Total tercom edits (shifts + beam edit distance after shifting) of two non-empty sequences.
+
+    ``*_buf`` are work buffers at least as large as this pair needs (see :func:`_batch_edits`).
+    """
     hl = hyp.shape[0]
     rl = ref.shape[0]
-    ref_order = np.argsort(ref, kind="mergesort")
-    ref_sorted = ref[ref_order]
-    col = np.full(rl + 2, -1, dtype=np.int64)
-    nxt = np.full(rl + 2, -1, dtype=np.int64)
-    col_in = np.empty((hl + 1, rl + 2), dtype=np.int64)
+    cur = np.empty(hl, dtype=np.int64)
+    rloc = np.empty(rl, dtype=np.int64)
+    occ_start = np.empty(rl + 2, dtype=np.int64)
+    occ_pos = np.empty(rl, dtype=np.int64)
+    u = _local_ids(hyp, ref, cur, rloc, occ_start, occ_pos)
+    words = (rl + 63) // 64
+    peq = np.zeros((u + 1, words), dtype=np.uint64)
+    peq_rev = np.zeros((u + 1, words), dtype=np.uint64)
+    for i in range(rl):
+        peq[rloc[i], i >> 6] |= _ONE << np.uint64(i & 63)
+        k = rl - 1 - i
+        peq_rev[rloc[i], k >> 6] |= _ONE << np.uint64(k & 63)
+    fpv = np.empty((hl + 1, words), dtype=np.uint64)
+    fmv = np.zeros((hl + 1, words), dtype=np.uint64)
+    rpv = np.empty((hl + 1, words), dtype=np.uint64)
+    rmv = np.zeros((hl + 1, words), dtype=np.uint64)
+    fpv[0, :] = _ALL
+    rpv[0, :] = _ALL
+    tpv = np.empty(words, dtype=np.uint64)
+    tmv = np.empty(words, dtype=np.uint64)
+
+    col = np.full(rl + 2, _UNSET, dtype=np.int64)
+    nxt = np.full(rl + 2, _UNSET, dtype=np.int64)
+    col_in = col_buf[: (hl + 1) * (rl + 2)].reshape((hl + 1, rl + 2))
+    path = path_buf[: (hl + 1) * (rl + 1)].reshape((hl + 1, rl + 1))
+    path[:, :] = 0
+    sfx = sfx_buf[: (hl + 1) * (rl + 1)].reshape((hl + 1, rl + 1))
+    smin = np.empty((hl + 1, words), dtype=np.int64)
+    sfx_ok = np.zeros(hl + 1, dtype=np.bool_)
     in_lo = np.empty(hl + 1, dtype=np.int64)
     in_hi = np.empty(hl + 1, dtype=np.int64)
     state = np.empty((hl + 1, 3), dtype=np.int64)
-    path = np.zeros((rl + 1, hl + 1), dtype=np.int8)
-    suffix = np.empty((hl + 1, rl + 1), dtype=np.int64)
     herr = np.zeros(hl, dtype=np.bool_)
     rerr = np.zeros(rl, dtype=np.bool_)
     rerr_cum = np.zeros(rl + 1, dtype=np.int64)
     ralign = np.zeros(rl, dtype=np.int64)
     occ = np.empty(rl, dtype=np.int64)
-    cur = hyp.copy()
-    arr = np.empty(hl, dtype=hyp.dtype)
+    seen = np.zeros((MAX_SHIFT_SIZE, hl + 2), dtype=np.int64)
+    stamp = 0
+    order = np.empty(cand_buf.shape[0], dtype=np.int64)
+    arr = cur.copy()
     shifts = 0
+    # columns from ``redo`` on (``redo_rev`` on for the reversed pass) must be recomputed
+    redo = 0
+    redo_rev = 0
+    med = 0
     while True:
-        col[0] = 0
-        med = _columns(cur, ref, 0, col, nxt, 0, 0, _INF, 0, 0, True, col_in, in_lo, in_hi, state,
-                       path, suffix, hl + 1, 0)
+        if redo == 0:
+            col[0] = 0
+            med = _record_columns(cur, rloc, 0, col, nxt, 0, 0, _INF, 0, 0, col_in, in_lo, in_hi, state, path)
+        else:
+            for r in range(in_lo[redo], in_hi[redo] + 1):
+                col[r] = col_in[redo, r]
+            med = _record_columns(cur, rloc, redo, col, nxt, in_lo[redo], in_hi[redo], state[redo, 0],
+                                  state[redo, 1], state[redo, 2], col_in, in_lo, in_hi, state, path)
         _align_errors(path, hl, rl, herr, rerr, ralign)
         for r in range(rl):
             rerr_cum[r + 1] = rerr_cum[r] + (1 if rerr[r] else 0)
-        cands = _gather_shifts(cur, ref, ref_sorted, ref_order, herr, rerr_cum, ralign, occ)
-        if cands.shape[0] == 0:
+        cand_buf, n, stamp = _gather_shifts(cur, rloc, u, occ_start, occ_pos, herr, rerr_cum, ralign, occ, seen,
+                                            stamp, cand_buf)
+        if n == 0:
             return shifts + med
-        _suffix_distance(cur, ref, suffix)
+        if order.shape[0] < n:
+            order = np.empty(cand_buf.shape[0], dtype=np.int64)
+        bucket = _order_by_length(cand_buf, n, order)
+        _bp_columns(cur, peq, redo, fpv, fmv, words, False)
+        _bp_columns(cur, peq_rev, redo_rev, rpv, rmv, words, True)
         best_cost = 0
         best_edits = med
         best = -1
-        q = 0
+        best_first = 0
+        best_last = 0
         for size in range(MAX_SHIFT_SIZE, -1, -1):
             maxfix = 2 * (1 + size)
             curfix = med - (best_cost + best_edits)
             if curfix > maxfix or (best_cost != 0 and curfix == maxfix):
                 break
-            while q < cands.shape[0] and cands[q, 0] > size:
-                q += 1
-            while q < cands.shape[0] and cands[q, 0] == size:
+            b = MAX_SHIFT_SIZE - size
+            for q in order[bucket[b]:bucket[b + 1]]:
                 curfix = med - (best_cost + best_edits)
                 if curfix > maxfix or (best_cost != 0 and curfix == maxfix):
                     break
-                _perform_shift(cur, cands[q, 1], cands[q, 2], cands[q, 3], arr)
-                first = 0
-                while first < hl and arr[first] == cur[first]:
+                s0 = cand_buf[q, 1]
+                s1 = cand_buf[q, 2]
+                s2 = cand_buf[q, 3]
+                a, z = _shift_span(s0, s1, s2, hl - 1)
+                _shift_into(cur, s0, s1, s2, arr)
+                first = a
+                while first <= z and arr[first] == cur[first]:
                     first += 1
-                if first < hl:
-                    last = hl - 1
+                if first <= z:
+                    last = z
                     while arr[last] == cur[last]:
                         last -= 1
                     # accepted iff edits + 1 < best_edits + best_cost, or == with no shift yet
                     limit = best_edits - 1 if best_cost != 0 else med - 1
-                    for r in range(in_lo[first], in_hi[first] + 1):
-                        col[r] = col_in[first, r]
-                    edits = _columns(arr, ref, first, col, nxt, in_lo[first], in_hi[first], state[first, 0],
-                                     state[first, 1], state[first, 2], False, col_in, in_lo, in_hi, state,
-                                     path, suffix, last + 1, limit)
-                    gain = (best_edits + best_cost) - (edits + 1)
-                    if gain > 0 or (best_cost == 0 and gain == 0):
-                        best = q
-                        best_cost = 1
-                        best_edits = edits
-                q += 1
+                    # the beam only raises costs: a shift whose plain edit distance is over the
+                    # limit cannot be taken
+                    if not _unbeamed_exceeds(arr, peq, fpv, fmv, first, last, tpv, tmv, words, rl, sfx, smin, sfx_ok,
+                                             rpv, rmv, limit):
+                        for r in range(in_lo[first], in_hi[first] + 1):
+                            col[r] = col_in[first, r]
+                        edits = _eval_columns(arr, rloc, first, col, nxt, in_lo[first], in_hi[first],
+                                              state[first, 0], state[first, 1], state[first, 2], last + 1, limit,
+                                              sfx, smin, sfx_ok, rpv, rmv)
+                        gain = (best_edits + best_cost) - (edits + 1)
+                        if gain > 0 or (best_cost == 0 and gain == 0):
+                            best = q
+                            best_cost = 1
+                            best_edits = edits
+                            best_first = first
+                            best_last = last
+                for i in range(a, z + 1):
+                    arr[i] = cur[i]
         if best < 0:
             return shifts + med
-        _perform_shift(cur, cands[best, 1], cands[best, 2], cands[best, 3], arr)
+        _shift_into(cur, cand_buf[best, 1], cand_buf[best, 2], cand_buf[best, 3], arr)
         cur, arr = arr, cur
+        a, z = _shift_span(cand_buf[best, 1], cand_buf[best, 2], cand_buf[best, 3], hl - 1)
+        for i in range(a, z + 1):
+            arr[i] = cur[i]
+        redo = best_first
+        redo_rev = hl - 1 - best_last
+        for j in range(best_last + 1):
+            sfx_ok[j] = False
         shifts += 1
 
 
@@ -404,6 +662,15 @@ def _batch_edits(hyp_flat, hyp_off, ref_flat, ref_off):
     """Edits of pair ``p``: ``hyp_flat[hyp_off[p]:hyp_off[p+1]]`` against the matching ref slice."""
     n = hyp_off.shape[0] - 1
     out = np.empty(n, dtype=np.int64)
+    cells = 1
+    for p in range(n):
+        size = (hyp_off[p + 1] - hyp_off[p] + 2) * (ref_off[p + 1] - ref_off[p] + 2)
+        if size > cells:
+            cells = size
+    col_buf = np.empty(cells, dtype=np.int64)
+    path_buf = np.empty(cells, dtype=np.int8)
+    sfx_buf = np.empty(cells, dtype=np.int64)
+    cand_buf = np.empty((256, 4), dtype=np.int64)
     for p in range(n):
         h = hyp_flat[hyp_off[p]:hyp_off[p + 1]]
         r = ref_flat[ref_off[p]:ref_off[p + 1]]
@@ -411,7 +678,7 @@ def _batch_edits(hyp_flat, hyp_off, ref_flat, ref_off):
             # tercom's TERnullstr: an empty side costs the other side's length
             out[p] = h.shape[0] + r.shape[0]
         else:
-            out[p] = _pair_edits(h, r)
+            out[p] = _pair_edits(h, r, col_buf, path_buf, sfx_buf, cand_buf)
     return out
 
 

@@ -157,3 +157,23 @@ def test_alignment_is_one_to_one_and_maximal(hyp, ref):
     expected = sum(min(hyp.count(t), ref.count(t)) for t in set(hyp))
     assert stats[4] == expected
     assert 0.0 <= METEOR().score(stats) <= 1.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    paths=st.lists(
+        st.tuples(st.integers(0, 30), st.integers(0, 30), st.sampled_from([0, 1, 5, 2**20, 2**40])),
+        min_size=1,
+        max_size=120,
+    ),
+    top=st.integers(1, 50),
+)
+def test_path_ranking_is_a_stable_sort(paths, top):
+    # oracle: Python's stable sort on (more matches, fewer chunks, smaller distance); distances of
+    # 2**40 do not fit the packed key and take the two-sort route
+    from metaeval.metrics.meteor import _sorted_paths
+
+    matches, chunks, dist = (np.array(col, dtype=np.int64) for col in zip(*paths))
+    expected = sorted(range(len(paths)), key=lambda q: (-matches[q], chunks[q], dist[q]))[:top]
+    keys = np.empty(len(paths) + 1, dtype=np.int64)
+    assert list(_sorted_paths(matches, chunks, dist, len(paths), keys, top)) == expected

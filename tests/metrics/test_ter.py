@@ -199,3 +199,41 @@ def test_segment_order_does_not_matter(pairs, data):
     stats = TER().stats(hyps, refs)
     shuffled = TER().stats([hyps[k] for k in order], [[refs[0][k] for k in order]])
     np.testing.assert_array_equal(shuffled, stats[list(order)])
+
+
+# Kernel pieces -------------------------------------------------------------------------------
+def _plain_levenshtein_columns(hyp, ref):
+    """Columns ``D[j][i]`` of the unit-cost edit distance of ``hyp[:j]`` and ``ref[:i]`` (textbook DP)."""
+    cols = [list(range(len(ref) + 1))]
+    for j, h in enumerate(hyp, 1):
+        prev, col = cols[-1], [j]
+        for i, r in enumerate(ref, 1):
+            col.append(min(prev[i] + 1, col[i - 1] + 1, prev[i - 1] + (h != r)))
+        cols.append(col)
+    return cols
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    hyp=st.lists(st.integers(0, 3), min_size=1, max_size=40),
+    ref=st.lists(st.integers(0, 3), min_size=1, max_size=150),
+)
+def test_bit_parallel_columns_equal_plain_edit_distance(hyp, ref):
+    # references of up to 150 tokens span three 64-row blocks, so carries between blocks are exercised
+    from metaeval.metrics import tercom
+
+    h = np.array(hyp, dtype=np.int64)
+    r = np.array(ref, dtype=np.int64)
+    words = (len(r) + 63) // 64
+    peq = np.zeros((4, words), dtype=np.uint64)
+    for i, t in enumerate(ref):
+        peq[t, i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+    pv = np.empty((len(h) + 1, words), dtype=np.uint64)
+    mv = np.zeros((len(h) + 1, words), dtype=np.uint64)
+    pv[0, :] = np.uint64(0xFFFFFFFFFFFFFFFF)
+    tercom._bp_columns(h, peq, 0, pv, mv, words, False)
+    expected = _plain_levenshtein_columns(hyp, ref)
+    for j in range(len(h) + 1):
+        bits = [(int(pv[j, k >> 6]) >> (k & 63) & 1) - (int(mv[j, k >> 6]) >> (k & 63) & 1) for k in range(len(r))]
+        assert list(np.cumsum([j] + bits)) == expected[j]
+
