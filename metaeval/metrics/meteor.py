@@ -341,6 +341,10 @@ class METEOR(Metric):
     def _words(self) -> frozenset[str]:
         return _read_function_words(self.function_words)[0] if self.function_words else frozenset()
 
+    def reuse_key(self) -> str | None:
+        """Alignments depend on that segment's tokens only."""
+        return "tokens"
+
     def signature(self) -> str:
         words = _read_function_words(self.function_words)[1] if self.function_words else "none"
         beam = f"|beam:{self.beam}" if self.beam != BEAM_SIZE else ""

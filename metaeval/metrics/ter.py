@@ -63,6 +63,10 @@ class TER(Metric):
     def stat_names(self) -> tuple[str, ...]:
         return ("edits", "ref_len")
 
+    def reuse_key(self) -> str | None:
+        """Edits depend on that segment's tokens only."""
+        return "tokens"
+
     def signature(self) -> str:
         name = "1-ter" if self.invert else "ter"
         case = "mixed" if self.case_sensitive else "lc"
