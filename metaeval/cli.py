@@ -83,15 +83,19 @@ def _non_negative(text: str) -> int:
 
 
 def _executor(jobs: int):  # noqa: ANN202
-    """A process pool for ``--jobs`` > 1 (0: one worker per CPU); None runs in this process."""
+    """A process pool for scoring, or None to score in this process (``--jobs 1``).
+
+    ``--jobs 0`` (the default) uses one worker per CPU but one: this process segments while
+    the workers score, then scores the chunks no worker has started.
+    """
     import os
 
-    workers = (os.cpu_count() or 1) if jobs == 0 else jobs
-    if workers > 1:
-        import concurrent.futures as cf
+    cpus = os.cpu_count() or 1
+    if jobs == 1 or (jobs == 0 and cpus < 2):
+        return None
+    import concurrent.futures as cf
 
-        return cf.ProcessPoolExecutor(max_workers=workers)
-    return None
+    return cf.ProcessPoolExecutor(max_workers=max(1, cpus - 1) if jobs == 0 else jobs)
 
 
 # --- subcommands -----------------------------------------------------------------------
@@ -328,8 +332,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--metric", "-m", action="append", help="metric spec, e.g. bleu:n=18,smooth=none (repeatable)")
         p.add_argument("--missing", choices=("error", "skip", "empty"), default="error",
                        help="policy for segments a system lacks (default: error)")
-        p.add_argument("--jobs", "-j", type=_non_negative, default=1,
-                       help="worker processes for scoring (default 1; 0 = one per CPU)")
+        p.add_argument("--jobs", "-j", type=_non_negative, default=0,
+                       help="worker processes for scoring (default 0: one per CPU but one; 1: no pool)")
         p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
     def common_stats(p: argparse.ArgumentParser) -> None:

@@ -62,9 +62,12 @@ class ConfigScores:
         if self.stats is not None and self.score_fn is not None:
             # counts[b, j]: how often segment j is drawn in sample b; summed statistics of
             # every sample and system in one product, then scored in one vectorised call
-            counts = np.zeros((indices.shape[0], self.stats.shape[1]))
-            np.add.at(counts, (np.arange(indices.shape[0])[:, None], indices), 1.0)
-            summed = np.einsum("bj,sjk->bsk", counts, self.stats)
+            n_samples, n_seg = indices.shape[0], self.stats.shape[1]
+            flat = (np.arange(n_samples)[:, None] * n_seg + indices).ravel()
+            counts = np.bincount(flat, minlength=n_samples * n_seg).reshape(n_samples, n_seg).astype(float)
+            n_sys, _, n_stats = self.stats.shape
+            by_segment = self.stats.transpose(1, 0, 2).reshape(n_seg, n_sys * n_stats)
+            summed = (counts @ by_segment).reshape(n_samples, n_sys, n_stats)
             return np.asarray(self.score_fn(summed), dtype=float)
         return self.seg_scores[:, indices].mean(axis=2).T
 

@@ -229,6 +229,14 @@ class _Reuse:
         return full
 
 
+def _default_chunks(executor: cf.Executor | None) -> int:
+    """One chunk in this process (references prepared once); two per worker in a pool."""
+    if executor is None:
+        return 1
+    workers = getattr(executor, "_max_workers", None) or 4
+    return 2 * int(workers)
+
+
 def score_corpus(
     corpus: Corpus,
     segmenters: Sequence,
@@ -242,7 +250,7 @@ def score_corpus(
 
     ``segmenters`` are registry names or segmenter objects; ``metrics`` are specs
     (``"bleu:n=18,smooth=none"``) or metric objects. With an ``executor``, the systems of
-    each segmenter are split into ``chunks_per_segmenter`` groups (default: one per system)
+    each segmenter are split into ``chunks_per_segmenter`` groups (default: two per worker)
     that are scored in parallel while the next segmenter runs in this process; results are
     identical to serial scoring. Statistics that depend on one segment only are reused
     across segmenters that split that segment identically.
@@ -253,7 +261,7 @@ def score_corpus(
     if len(set(names)) != len(names):
         raise MetaevalError(f"segmenters given twice: {names}")
     systems = corpus.system_names
-    n_chunks = max(1, min(len(systems), chunks_per_segmenter or len(systems)))
+    n_chunks = max(1, min(len(systems), chunks_per_segmenter or _default_chunks(executor)))
     groups = [systems[i::n_chunks] for i in range(n_chunks)]
     kinds = [choice.metric.reuse_key() for choice in choices]
     texts = [t for ref in corpus.refs_list() for t in ref]
@@ -261,7 +269,7 @@ def score_corpus(
 
     reuse = _Reuse()
     computed: dict[tuple[int, int, str], np.ndarray] = {}
-    pending: dict[object, tuple[int, list[str]]] = {}
+    pending: dict[object, tuple[int, list[str], tuple]] = {}
 
     def collect(k: int, group: list[str], done: dict[tuple[int, str], np.ndarray]) -> None:
         for (m, system), stats in done.items():
@@ -284,9 +292,16 @@ def score_corpus(
             if executor is None:
                 collect(k, group, _score_chunk(choices, ref_tokens, chunk, rows))
             else:
-                pending[executor.submit(_score_chunk, choices, ref_tokens, chunk, rows)] = (k, group)
+                args = (choices, ref_tokens, chunk, rows)
+                pending[executor.submit(_score_chunk, *args)] = (k, group, args)
+    # Segmentation is over: this process takes back the chunks no worker has started yet
+    # and scores them itself, while the workers finish theirs.
+    for future in list(pending):
+        if future.cancel():
+            k, group, args = pending.pop(future)
+            collect(k, group, _score_chunk(*args))
     for future in cf.as_completed(list(pending)):
-        k, group = pending[future]
+        k, group, _ = pending[future]
         collect(k, group, future.result())
 
     results: dict[tuple[int, int, str], np.ndarray] = {}
