@@ -189,6 +189,7 @@ def run(
     executor: cf.Executor | None = None,
     missing: str = "error",
     progress: Callable[[str, int, int], None] | None = None,
+    cache_dir: "str | Path | None" = None,
 ) -> Study:
     """The whole study: read, segment, score, correlate. Returns a :class:`Study`.
 
@@ -212,7 +213,12 @@ def run(
         if progress:
             progress("scoring", done[0], total)
 
-    scored = score_corpus(corpus_obj, segs, mets, executor=executor, progress=score_progress)
+    cache = None
+    if cache_dir is not None:
+        from segmenters.cache import SegmentationCache
+
+        cache = SegmentationCache(cache_dir)
+    scored = score_corpus(corpus_obj, segs, mets, executor=executor, progress=score_progress, cache=cache)
     results = correlate(
         scored,
         judgments,
@@ -223,6 +229,7 @@ def run(
         seed=seed,
         clusters=n_bootstrap > 0,
         dataset=corpus_obj.name,
+        progress=progress,
     )
     signature = {
         "dataset": corpus_obj.name,

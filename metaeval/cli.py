@@ -150,8 +150,13 @@ def cmd_score(args: argparse.Namespace) -> int:
         if progress:
             progress("scoring", done[0], total)
 
+    cache = None
+    if args.cache_dir:
+        from segmenters.cache import SegmentationCache
+
+        cache = SegmentationCache(args.cache_dir)
     with _executor(args.jobs) or _nullcontext() as executor:
-        result = score_corpus(corpus, segs, metrics, executor=executor, progress=on_progress)
+        result = score_corpus(corpus, segs, metrics, executor=executor, progress=on_progress, cache=cache)
     table = result.table(levels)
     _emit(_table_text(table, args.format), args.output, args.overwrite)
     return 0
@@ -254,6 +259,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             executor=executor,
             missing=args.missing,
             progress=progress,
+            cache_dir=args.cache_dir,
         )
     if args.out:
         _write_run_folder(Path(args.out), study, args.overwrite)
@@ -335,6 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--jobs", "-j", type=_non_negative, default=0,
                        help="worker processes for scoring (default 0: one per CPU but one; 1: no pool)")
         p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+        p.add_argument("--cache-dir", help="keep segmentations here across runs (keyed by segmenter signature)")
 
     def common_stats(p: argparse.ArgumentParser) -> None:
         p.add_argument("--kind", action="append", help="judgment kind(s) to evaluate (default: all present)")

@@ -53,10 +53,14 @@ def get_segmenter(item):  # noqa: ANN001, ANN201 - Segmenter protocol lives in s
     return item
 
 
-def segment_unique(segmenter, texts: Iterable[str]) -> dict[str, list[str]]:  # noqa: ANN001
-    """Segment each distinct text once; return text -> tokens."""
+def segment_unique(segmenter, texts: Iterable[str], cache=None) -> dict[str, list[str]]:  # noqa: ANN001
+    """Segment each distinct text once; return text -> tokens.
+
+    With a :class:`segmenters.cache.SegmentationCache`, texts it holds under the segmenter's
+    signature are not segmented again (a cache with a directory persists across runs).
+    """
     unique = list(dict.fromkeys(texts))
-    tokens = segmenter.segment_many(unique)
+    tokens = cache.segment(segmenter, unique) if cache is not None else segmenter.segment_many(unique)
     return dict(zip(unique, tokens))
 
 
@@ -245,6 +249,7 @@ def score_corpus(
     executor: cf.Executor | None = None,
     chunks_per_segmenter: int | None = None,
     progress: ProgressCallback | None = None,
+    cache=None,  # noqa: ANN001 - segmenters.cache.SegmentationCache
 ) -> ScoreResult:
     """Score every system of ``corpus`` with every (segmenter, metric) pair.
 
@@ -278,7 +283,7 @@ def score_corpus(
             progress(len(group))
 
     for k, seg in enumerate(segs):
-        table = segment_unique(seg, texts)
+        table = segment_unique(seg, texts, cache)
         ref_tokens = [[table[t] for t in ref] for ref in corpus.refs_list()]
         hyp_tokens = {name: [table[t] for t in hyps] for name, hyps in corpus.systems.items()}
         if progress:

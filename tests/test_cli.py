@@ -177,3 +177,30 @@ def test_copying_data_is_not_needed(tmp_path):
     assert main(["score", str(ZH), "-m", "bleu", "--level", "sys", "-q", "-o", str(tmp_path / "s.tsv")]) == 0
     assert sorted(p.name for p in ZH.iterdir()) == before
     shutil.rmtree(tmp_path / "s.tsv", ignore_errors=True)
+
+
+def test_cache_dir_keeps_segmentations_and_changes_no_number(tmp_path, capsys):
+    corpus = small_corpus(tmp_path)
+    args = ["score", str(corpus), "-s", "jieba", "-m", "bleu", "-m", "1-ter", "--level", "seg,sys", "-q", "-j", "1"]
+    _, plain, _ = run_cli(capsys, *args)
+    cache = tmp_path / "cache"
+    _, first, _ = run_cli(capsys, *args, "--cache-dir", str(cache))
+    files = sorted(p.name for p in cache.iterdir())
+    assert len(files) == 1 and files[0].endswith(".json")
+    import segmenters.cache as cache_module
+
+    calls = []
+    original = cache_module.SegmentationCache.segment
+
+    def counting(self, segmenter, texts):  # noqa: ANN001, ANN202
+        result = original(self, segmenter, texts)
+        calls.append(self.misses)
+        return result
+
+    cache_module.SegmentationCache.segment = counting
+    try:
+        _, second, _ = run_cli(capsys, *args, "--cache-dir", str(cache))
+    finally:
+        cache_module.SegmentationCache.segment = original
+    assert calls == [0]  # every text came from the cache
+    assert plain == first == second
