@@ -151,6 +151,26 @@ def summary_markdown(tests: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def references_markdown(results: pd.DataFrame, base: str = "wmt21/en-zh", kind: str = "da_z") -> str:
+    """System-level Spearman under each reference set of a multi-reference dataset."""
+    chosen = results[
+        results.dataset.str.startswith(base + " ")
+        & (results.level == "sys") & (results.statistic == "spearman") & (results.judgment_kind == kind)
+    ]
+    if chosen.empty:
+        return ""
+    variants = list(dict.fromkeys(chosen.dataset))
+    table = chosen.pivot_table(index=["metric", "segmenter"], columns="dataset", values="value", sort=True)[variants]
+    lines = [
+        f"# Number of references: {base}, system-level Spearman against {kind}\n",
+        "| metric | segmenter | " + " | ".join(v.removeprefix(base + " ") for v in variants) + " |",
+        "|---|---|" + "---:|" * len(variants),
+    ]
+    for (metric, segmenter), row in table.iterrows():
+        lines.append(f"| {metric} | {segmenter} | " + " | ".join(f"{row[v]:.3f}" for v in variants) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Li, Zong & Ng 2011 on public data")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -176,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     write_atomic(args.out / "results.tsv", results.to_csv(sep="\t", index=False, float_format="%.6g", lineterminator="\n"), overwrite=True)
     write_atomic(args.out / "char_vs_word.tsv", tests.to_csv(sep="\t", index=False, float_format="%.6g", lineterminator="\n"), overwrite=True)
     write_atomic(args.out / "summary.md", summary_markdown(tests), overwrite=True)
+    write_atomic(args.out / "references.md", references_markdown(results), overwrite=True)
     write_atomic(args.out / "results.json", json.dumps({"seed": SEED, "n_bootstrap": args.bootstrap, "signatures": signatures}, indent=1, sort_keys=True, ensure_ascii=False) + "\n", overwrite=True)
     print(summary_markdown(tests).split("## Every comparison")[0])
     return 0
