@@ -311,9 +311,22 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_equivalence(args: argparse.Namespace) -> int:
-    from metaeval.equivalence import cli_equivalence
+    """``metaeval equivalence``: read the corpus, analyse, and write text, Markdown or JSON."""
+    import corpora
+    import segmenters
+    from metaeval.equivalence import EquivalenceSettings, equivalence
+    from metaeval.report.equivalence import render_equivalence
 
-    return cli_equivalence(args)
+    try:
+        settings = EquivalenceSettings(max_word_order=args.max_word_order, max_char_order=args.max_char_order)
+    except ValueError as exc:
+        raise UsageError(f"equivalence: {exc}") from None
+    word_seg = segmenters.get(args.word_segmenter)
+    char_seg = segmenters.get(args.char_segmenter)
+    corpus, _ = corpora.read(Path(args.corpus), missing=args.missing)
+    result = equivalence(corpus, word_seg, char_seg, settings)
+    _emit(render_equivalence(result, args.format), args.output, args.overwrite)
+    return 0
 
 
 # --- parser --------------------------------------------------------------------------

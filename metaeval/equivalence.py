@@ -309,47 +309,8 @@ class EquivalenceResult:
             raise UsageError(f"unknown table {name!r}; known: {', '.join(names)}")
         return getattr(self, name)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-able data: the signature and every table as a list of records."""
-        from metaeval.report.results import plain
-
-        tables = {name: getattr(self, name).to_dict(orient="records") for name, _ in self.TABLES}
-        return plain({"signature": self.signature, "tables": tables})
-
-    def to_json(self) -> str:
-        from metaeval.report.results import to_json
-
-        return to_json(self.to_dict(), indent=1) + "\n"
-
-    def sections(self, names: Sequence[str] | None = None) -> list:
-        """The tables as report sections (text cells), in the order of :attr:`TABLES`."""
-        wanted = [n for n, _ in self.TABLES] if names is None else list(names)
-        titles = dict(self.TABLES)
-        return [frame_section(titles[n], self.table(n)) for n in wanted]
-
-    def to_markdown(self, title: str | None = None, names: Sequence[str] | None = None) -> str:
-        from metaeval.report.results import flatten_signature
-        from metaeval.report.text import render_markdown
-
-        return render_markdown(title or self._title(), flatten_signature(self.signature), self.sections(names))
-
-    def to_text(self, title: str | None = None, names: Sequence[str] | None = None) -> str:
-        from metaeval.report.results import flatten_signature
-        from metaeval.report.text import render_text
-
-        return render_text(title or self._title(), flatten_signature(self.signature), self.sections(names))
-
-    def render(self, fmt: str) -> str:
-        """``text``, ``markdown`` or ``json``."""
-        if fmt == "json":
-            return self.to_json()
-        if fmt == "markdown":
-            return self.to_markdown()
-        if fmt == "text":
-            return self.to_text()
-        raise UsageError(f"unknown format {fmt!r}; known: text, markdown, json")
-
-    def _title(self) -> str:
+    def title(self) -> str:
+        """Default report title: segmenters and corpus."""
         sig = self.signature
         return f"BLEU in words ({sig.get('word_segmenter', '?')}) vs characters ({sig.get('char_segmenter', '?')}): {sig.get('corpus', '')}".rstrip(": ")
 
@@ -494,7 +455,10 @@ def _rankings(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     from scipy import stats
 
-    from metaeval.report.results import competition_ranks
+
+    def competition_ranks(values: np.ndarray) -> np.ndarray:
+        """Standard competition ranks (1, 2, 2, 4), higher values first."""
+        return stats.rankdata(-np.asarray(values, dtype=float), method="min")
 
     rows = []
     for n in range(1, nw + 1):
@@ -577,57 +541,3 @@ def _versions() -> dict[str, str]:
     import metaeval
 
     return {"metaeval": metaeval.__version__, "numpy": np.__version__, "pandas": pd.__version__, "scipy": scipy.__version__}
-
-
-def frame_section(title: str, frame: pd.DataFrame):  # noqa: ANN201 - report.layout.Section
-    """A DataFrame as a report section: numbers to 4 decimals, missing values as ``-``."""
-    from metaeval.report.layout import Section
-    from metaeval.report.results import fmt_number
-
-    def cell(value: Any) -> str:
-        if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
-            return "-"
-        if isinstance(value, (bool, np.bool_)):
-            return "yes" if value else "no"
-        if isinstance(value, (int, np.integer)):
-            return str(int(value))
-        if isinstance(value, (float, np.floating)):
-            return fmt_number(value, 4) if not float(value).is_integer() or abs(value) <= 1 else str(int(value))
-        return str(value)
-
-    numeric = tuple(
-        pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]) for c in frame.columns
-    )
-    rows = tuple(tuple(cell(v) for v in row) for row in frame.astype(object).itertuples(index=False))
-    return Section(key=(("dataset", title),), columns=tuple(str(c) for c in frame.columns), rows=rows, numeric=numeric)
-
-
-# --- command line ----------------------------------------------------------------------
-
-
-def cli_equivalence(args: Any) -> int:
-    """``metaeval equivalence``: read the corpus, analyse, and write text, Markdown or JSON."""
-    import sys
-    from pathlib import Path
-
-    import corpora
-    import segmenters
-
-    try:
-        settings = EquivalenceSettings(max_word_order=args.max_word_order, max_char_order=args.max_char_order)
-    except ValueError as exc:
-        raise UsageError(f"equivalence: {exc}") from None
-    if args.format not in ("text", "markdown", "json"):
-        raise UsageError(f"equivalence: unknown format {args.format!r}; known: text, markdown, json")
-    word_seg = segmenters.get(args.word_segmenter)
-    char_seg = segmenters.get(args.char_segmenter)
-    corpus, _ = corpora.read(Path(args.corpus), missing=args.missing)
-    result = equivalence(corpus, word_seg, char_seg, settings)
-    text = result.render(args.format)
-    if args.output:
-        from metaeval.report.files import write_atomic
-
-        write_atomic(Path(args.output), text, overwrite=bool(args.overwrite))
-    else:
-        sys.stdout.write(text)
-    return 0

@@ -15,7 +15,9 @@ import pytest
 from scipy import stats as sps
 from sacrebleu.metrics import BLEU as SacreBLEU
 
+from metaeval.cli import cmd_equivalence as cli_equivalence
 from metaeval.cli import main
+from metaeval.report.equivalence import render_equivalence
 from metaeval.equivalence import (
     EquivalenceSettings,
     OrderScores,
@@ -23,7 +25,6 @@ from metaeval.equivalence import (
     analyse,
     best_orders,
     bleu_by_order,
-    cli_equivalence,
     cohen_kappa,
     first_reaching,
     grades,
@@ -247,10 +248,10 @@ def test_analyse_tables_on_synthetic_scores():
     assert lengths.loc[("references", "words"), ["q1", "median", "q3"]].tolist() == [9.75, 12.0, 20.25]
     hist = result.length_histogram
     assert hist[hist["unit"] == "words"]["references"].tolist() == [1, 2, 0, 0, 1]
-    data = json.loads(result.to_json())
+    data = json.loads(render_equivalence(result, "json"))
     assert data["signature"]["corpus"] == "toy"
     assert set(data["tables"]) >= {"orders", "by_length", "ranking", "lengths", "analogical"}
-    assert "Table 1" in result.to_markdown() and "Table 1" in result.to_text()
+    assert "Table 1" in render_equivalence(result, "markdown") and "Table 1" in render_equivalence(result, "text")
 
 
 def test_analyse_rejects_mismatched_scores():

@@ -22,7 +22,8 @@ import pandas as pd
 
 import corpora
 from experiments.denoual2005 import config
-from metaeval.equivalence import EquivalenceResult, analyse, frame_section, order_scores
+from metaeval.equivalence import EquivalenceResult, analyse, order_scores
+from metaeval.report.equivalence import equivalence_dict, frame_section, render_equivalence
 from metaeval.errors import MetaevalError, UsageError
 from metaeval.report.files import write_atomic
 from metaeval.report.plots import line, scatter
@@ -47,7 +48,7 @@ def run_all(data: Path, out: Path, datasets: Sequence[config.Dataset] = config.D
             result = analyse(word, char, settings, corpus_name=ds.path)
             runs.append((ds, name, result))
             title = f"BLEU in words ({name}) vs characters ({config.CHAR_SEGMENTER}): {ds.path}"
-            write_atomic(out / f"{ds.slug}.{name}.md", result.to_markdown(title=title), overwrite=True)
+            write_atomic(out / f"{ds.slug}.{name}.md", render_equivalence(result, "markdown", title=title), overwrite=True)
             if ds.figures:
                 _figures(ds, name, result, out)
     return runs
@@ -118,7 +119,7 @@ def summary(runs: Sequence[Run]) -> tuple[str, dict]:
         "runs": {f"{ds.path} {name}": r.signature["word_segmenter"] for ds, name, r in runs},
     }
     text = render_markdown("Denoual & Lepage (2005): BLEU in words vs BLEU in characters", flatten_signature(signature), sections)
-    data = {"signature": signature, "runs": {f"{ds.slug}.{name}": r.to_dict() for ds, name, r in runs}}
+    data = {"signature": signature, "runs": {f"{ds.slug}.{name}": equivalence_dict(r) for ds, name, r in runs}}
     return text, data
 
 
