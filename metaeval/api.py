@@ -73,7 +73,7 @@ def score(
     levels: Sequence[str] = LEVELS,
     executor: cf.Executor | None = None,
     missing: str = "error",
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> pd.DataFrame:
     """Scores of every system for every (segmenter, metric), as a long DataFrame.
 
@@ -203,22 +203,12 @@ def run(
     judgments.validate_against(corpus_obj)
     segs = list(segmenters) if segmenters else list(default_segmenters(corpus_obj.target_lang))
     mets = list(metrics) if metrics else list(DEFAULT_METRICS)
-    from metaeval.scoring import work_units
-
-    total = work_units(corpus_obj, len(segs))
-    done = [0]
-
-    def score_progress(n: int) -> None:
-        done[0] += n
-        if progress:
-            progress("scoring", done[0], total)
-
     cache = None
     if cache_dir is not None:
         from segmenters.cache import SegmentationCache
 
         cache = SegmentationCache(cache_dir)
-    scored = score_corpus(corpus_obj, segs, mets, executor=executor, progress=score_progress, cache=cache)
+    scored = score_corpus(corpus_obj, segs, mets, executor=executor, progress=progress, cache=cache)
     results = correlate(
         scored,
         judgments,

@@ -142,21 +142,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     _check_names(segs, metrics)
     corpus, _ = read_corpus(args.corpus, missing=args.missing)
     progress = _progress_bar(not args.quiet)
-    total = len(segs) * (1 + len(corpus.systems))
-    done = [0]
-
-    def on_progress(n: int) -> None:
-        done[0] += n
-        if progress:
-            progress("scoring", done[0], total)
-
     cache = None
     if args.cache_dir:
         from segmenters.cache import SegmentationCache
 
         cache = SegmentationCache(args.cache_dir)
     with _executor(args.jobs) or _nullcontext() as executor:
-        result = score_corpus(corpus, segs, metrics, executor=executor, progress=on_progress, cache=cache)
+        result = score_corpus(corpus, segs, metrics, executor=executor, progress=progress, cache=cache)
     table = result.table(levels)
     _emit(_table_text(table, args.format), args.output, args.overwrite)
     return 0

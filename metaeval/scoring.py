@@ -24,8 +24,8 @@ from metaeval.scoretable import SCORE_COLUMNS, ConfigScores
 
 LEVELS = ("seg", "doc", "sys")
 
-#: Called with the number of finished work units (for progress bars).
-ProgressCallback = Callable[[int], None]
+#: Called as ``progress("scoring", done, total)`` with finished and total work units.
+ProgressCallback = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
@@ -273,21 +273,26 @@ def score_corpus(
     texts += [t for hyps in corpus.systems.values() for t in hyps]
 
     reuse = _Reuse()
+    total, done_units = work_units(corpus, len(segs)), [0]
+
+    def report(units: int) -> None:
+        done_units[0] += units
+        if progress:
+            progress("scoring", done_units[0], total)
+
     computed: dict[tuple[int, int, str], np.ndarray] = {}
     pending: dict[object, tuple[int, list[str], tuple]] = {}
 
     def collect(k: int, group: list[str], done: dict[tuple[int, str], np.ndarray]) -> None:
         for (m, system), stats in done.items():
             computed[(k, m, system)] = stats
-        if progress:
-            progress(len(group))
+        report(len(group))
 
     for k, seg in enumerate(segs):
         table = segment_unique(seg, texts, cache)
         ref_tokens = [[table[t] for t in ref] for ref in corpus.refs_list()]
         hyp_tokens = {name: [table[t] for t in hyps] for name, hyps in corpus.systems.items()}
-        if progress:
-            progress(1)
+        report(1)
         for system in systems:
             for kind in sorted({kind for kind in kinds if kind}):
                 reuse.plan(k, kind, system, _segment_keys(kind, ref_tokens, hyp_tokens[system]))

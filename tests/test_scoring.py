@@ -141,3 +141,11 @@ def test_dask_executor_gives_identical_results():
     with distributed.Client(processes=False, dashboard_address=None, n_workers=1, threads_per_worker=2) as client:
         parallel = score_corpus(make_corpus(), [SpaceSegmenter()], [UnigramPrecision()], executor=client.get_executor()).table()
     assert serial.equals(parallel)
+
+
+def test_progress_reaches_the_total_once():
+    calls = []
+    score_corpus(make_corpus(), [SpaceSegmenter()], [UnigramPrecision()], progress=lambda *a: calls.append(a))
+    # one unit for segmenting, one per system: 1 + 2
+    assert calls[-1] == ("scoring", 3, 3)
+    assert [done for _, done, _ in calls] == sorted(done for _, done, _ in calls)
