@@ -20,7 +20,7 @@ import pandas as pd
 from corpora.model import Corpus, Judgments
 from metaeval import __version__
 from metaeval.errors import DataError
-from metaeval.metrics import DEFAULT_METRICS
+from metaeval.metrics import DEFAULT_METRICS, higher_is_better
 from metaeval.scoretable import ConfigScores
 from metaeval.scoring import LEVELS, ScoreResult, score_corpus
 
@@ -132,7 +132,6 @@ def configs_from_table(table: pd.DataFrame, source: str = "scores") -> list[Conf
         sys_scores = np.array([given.get(s, np.nan) for s in systems], dtype=float)
         sys_scores = np.where(np.isnan(sys_scores), seg_scores.mean(axis=1), sys_scores)
         config = str(rows["config"].iloc[0]) if "config" in rows.columns else f"{metric}+{segmenter}"
-        higher = not (str(metric).split(":")[0].lower() == "ter")
         configs.append(
             ConfigScores(
                 metric=str(metric),
@@ -142,7 +141,7 @@ def configs_from_table(table: pd.DataFrame, source: str = "scores") -> list[Conf
                 seg_ids=seg_ids,
                 seg_scores=seg_scores,
                 sys_scores=sys_scores,
-                higher_is_better=higher,
+                higher_is_better=higher_is_better(str(metric)),
             )
         )
     return configs
@@ -203,12 +202,7 @@ def run(
     judgments.validate_against(corpus_obj)
     segs = list(segmenters) if segmenters else list(default_segmenters(corpus_obj.target_lang))
     mets = list(metrics) if metrics else list(DEFAULT_METRICS)
-    cache = None
-    if cache_dir is not None:
-        from segmenters.cache import SegmentationCache
-
-        cache = SegmentationCache(cache_dir)
-    scored = score_corpus(corpus_obj, segs, mets, executor=executor, progress=progress, cache=cache)
+    scored = score_corpus(corpus_obj, segs, mets, executor=executor, progress=progress, cache=cache_dir)
     results = correlate(
         scored,
         judgments,

@@ -7,6 +7,7 @@ Exit status: 0 on success, 1 on bad data (one line naming the file and line or s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import signal
@@ -142,13 +143,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     _check_names(segs, metrics)
     corpus, _ = read_corpus(args.corpus, missing=args.missing)
     progress = _progress_bar(not args.quiet)
-    cache = None
-    if args.cache_dir:
-        from segmenters.cache import SegmentationCache
-
-        cache = SegmentationCache(args.cache_dir)
-    with _executor(args.jobs) or _nullcontext() as executor:
-        result = score_corpus(corpus, segs, metrics, executor=executor, progress=progress, cache=cache)
+    with _executor(args.jobs) or contextlib.nullcontext() as executor:
+        result = score_corpus(corpus, segs, metrics, executor=executor, progress=progress, cache=args.cache_dir)
     table = result.table(levels)
     _emit(_table_text(table, args.format), args.output, args.overwrite)
     return 0
@@ -163,14 +159,6 @@ def _check_names(segs: Sequence[str], metrics: Sequence[str]) -> None:
         segmenters.get(name)
     for spec in metrics:
         get_metric(spec)
-
-
-class _nullcontext:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 def _load_judgments(args: argparse.Namespace):  # noqa: ANN202
@@ -237,7 +225,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     _check_names(segs or [], metrics or [])
     judgments = _load_judgments(args) if (args.judgments or args.human_sys) else None
     progress = _progress_bar(not args.quiet)
-    with _executor(args.jobs) or _nullcontext() as executor:
+    with _executor(args.jobs) or contextlib.nullcontext() as executor:
         study = run(
             args.corpus,
             segs,

@@ -10,6 +10,7 @@ without one, everything runs in this process. The numbers do not depend on the e
 from __future__ import annotations
 
 import concurrent.futures as cf
+import os
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
@@ -249,7 +250,7 @@ def score_corpus(
     executor: cf.Executor | None = None,
     chunks_per_segmenter: int | None = None,
     progress: ProgressCallback | None = None,
-    cache=None,  # noqa: ANN001 - segmenters.cache.SegmentationCache
+    cache=None,  # noqa: ANN001 - a SegmentationCache, or a folder for one
 ) -> ScoreResult:
     """Score every system of ``corpus`` with every (segmenter, metric) pair.
 
@@ -258,10 +259,15 @@ def score_corpus(
     each segmenter are split into ``chunks_per_segmenter`` groups (default: two per worker)
     that are scored in parallel while the next segmenter runs in this process; results are
     identical to serial scoring. Statistics that depend on one segment only are reused
-    across segmenters that split that segment identically.
+    across segmenters that split that segment identically. ``cache`` is a
+    :class:`segmenters.cache.SegmentationCache` or a folder to keep one in.
     """
     choices = [MetricChoice.of(m) for m in metrics]
     segs = [get_segmenter(s) for s in segmenters]
+    if isinstance(cache, (str, os.PathLike)):
+        from segmenters.cache import SegmentationCache
+
+        cache = SegmentationCache(cache)
     names = [s.name for s in segs]
     if len(set(names)) != len(names):
         raise MetaevalError(f"segmenters given twice: {names}")

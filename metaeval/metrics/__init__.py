@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from metaeval.errors import unknown_name
+from metaeval.errors import MetaevalError, unknown_name
 from metaeval.metrics.base import Metric, coerce_options, parse_spec
 
 #: name -> (module, class, fixed options, one-line description)
@@ -60,4 +60,22 @@ def get_metric(spec: str) -> Metric:
         raise UsageError(f"metric spec {spec!r}: {exc}") from None
 
 
-__all__ = ["DEFAULT_METRICS", "Metric", "available_metrics", "get_metric", "metric_class", "parse_spec"]
+def higher_is_better(spec: str) -> bool:
+    """Direction of the metric named by ``spec``, for scores read back from a table.
+
+    Names the registry does not know (metrics computed elsewhere) count as higher-better.
+    A spec that cannot be built here (``meteor:params=en`` without its word list) takes the
+    direction of its registry entry with the entry's fixed options.
+    """
+    name, _ = parse_spec(spec)
+    if name not in _REGISTRY:
+        return True
+    try:
+        return bool(get_metric(spec).higher_is_better)
+    except MetaevalError:
+        return bool(metric_class(name)(**_REGISTRY[name][2]).higher_is_better)
+
+
+__all__ = [
+    "DEFAULT_METRICS", "Metric", "available_metrics", "get_metric", "higher_is_better", "metric_class", "parse_spec",
+]  # fmt: skip
