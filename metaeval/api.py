@@ -198,7 +198,10 @@ def run(
     corpus_obj, found = _as_corpus(corpus, missing=missing)
     judgments = judgments if judgments is not None else found
     if judgments is None:
-        raise DataError(f"{corpus_obj.name or 'corpus'}: no human judgments found (judgments.tsv / human_sys.tsv); pass them explicitly")
+        raise DataError(
+            f"{corpus_obj.name or 'corpus'}: no human judgments found (no judgments.tsv or human_sys.tsv); "
+            "pass --judgments FILE and/or --human-sys FILE (judgments=, human_sys= in Python)"
+        )
     judgments.validate_against(corpus_obj)
     segs = list(segmenters) if segmenters else list(default_segmenters(corpus_obj.target_lang))
     mets = list(metrics) if metrics else list(DEFAULT_METRICS)

@@ -20,6 +20,8 @@ from metaeval.errors import MetaevalError, UsageError
 
 RESULT_FORMATS = ("text", "markdown", "html", "csv", "tsv", "json")
 SCORE_FORMATS = ("tsv", "csv", "json")
+#: Files ``metaeval run --out DIR`` writes.
+RUN_OUTPUTS = ("results.tsv", "results.json", "leaderboard.md", "leaderboard.html", "scores.tsv")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,6 +55,14 @@ def _progress_bar(enabled: bool) -> Callable[[str, int, int], None] | None:
             bar.close()
 
     return update
+
+
+def _check_output(args: argparse.Namespace) -> None:
+    """Fail on an unusable ``-o``/``--output`` before any data is read (exit status 2)."""
+    if getattr(args, "output", None):
+        from metaeval.report.files import check_output_file
+
+        check_output_file(args.output, args.overwrite)
 
 
 def _emit(text: str, out: str | None, overwrite: bool) -> None:
@@ -121,13 +131,27 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_segment(args: argparse.Namespace) -> int:
     import segmenters
 
-    texts = args.text or [line.rstrip("\n") for line in sys.stdin]
+    texts = args.text or _stdin_lines()
     for name in args.segmenter or ["char"]:
         seg = segmenters.get(name)
         print(f"# {seg.signature()}")
         for text in texts:
             print(" ".join(seg(text)))
     return 0
+
+
+def _stdin_lines() -> list[str]:
+    """Lines of standard input, which must be UTF-8 (a data error names the line otherwise)."""
+    from metaeval.errors import DataError
+
+    stream = getattr(sys.stdin, "buffer", None)
+    data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8", "surrogateescape")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise DataError(f"standard input:{line}: not UTF-8 text (byte {data[exc.start]:#04x})") from None
+    return text.splitlines()
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -141,6 +165,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     segs = args.segmenter or ["char"]
     metrics = args.metric or ["bleu"]
     _check_names(segs, metrics)
+    _check_output(args)
     corpus, _ = read_corpus(args.corpus, missing=args.missing)
     progress = _progress_bar(not args.quiet)
     with _executor(args.jobs) or contextlib.nullcontext() as executor:
@@ -184,6 +209,7 @@ def cmd_correlate(args: argparse.Namespace) -> int:
     from metaeval.api import correlate
     from metaeval.errors import DataError
 
+    _check_output(args)
     path = Path(args.scores)
     try:
         sep = "," if path.suffix.lower() == ".csv" else "\t"
@@ -223,6 +249,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     segs = args.segmenter or None
     metrics = args.metric or None
     _check_names(segs or [], metrics or [])
+    if args.out:
+        from metaeval.report.files import check_output_folder
+
+        check_output_folder(args.out, RUN_OUTPUTS, args.overwrite)
     judgments = _load_judgments(args) if (args.judgments or args.human_sys) else None
     progress = _progress_bar(not args.quiet)
     with _executor(args.jobs) or contextlib.nullcontext() as executor:
@@ -250,20 +280,17 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _write_run_folder(out: Path, study, overwrite: bool) -> None:  # noqa: ANN001
     """results.tsv, results.json, scores.tsv, leaderboard.md and leaderboard.html, each atomically."""
-    from metaeval.report.files import write_atomic
+    from metaeval.report.files import check_output_folder, write_atomic
     from metaeval.report.leaderboard import render
 
-    outputs = {
+    outputs = {  # the names of RUN_OUTPUTS
         "results.tsv": render(study.results, study.signature, "tsv"),
         "results.json": render(study.results, study.signature, "json"),
         "leaderboard.md": render(study.results, study.signature, "markdown", layout="table"),
         "leaderboard.html": render(study.results, study.signature, "html", layout="table"),
         "scores.tsv": _table_text(study.scores.table(["seg", "sys"]), "tsv"),
     }
-    if not overwrite:
-        existing = [name for name in outputs if (out / name).exists()]
-        if existing:
-            raise UsageError(f"{out / existing[0]} exists; pass --overwrite to replace the outputs in {out}")
+    check_output_folder(out, outputs, overwrite)
     out.mkdir(parents=True, exist_ok=True)
     previous = {name: (out / name).read_bytes() for name in outputs if (out / name).exists()}
     written: list[str] = []
@@ -285,6 +312,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     from metaeval.report import load_results
     from metaeval.report.leaderboard import render
 
+    _check_output(args)
     results, signature = load_results(Path(args.results))
     _emit(render(results, signature, args.format, layout=args.layout), args.output, args.overwrite)
     return 0
@@ -303,6 +331,7 @@ def cmd_equivalence(args: argparse.Namespace) -> int:
         raise UsageError(f"equivalence: {exc}") from None
     word_seg = segmenters.get(args.word_segmenter)
     char_seg = segmenters.get(args.char_segmenter)
+    _check_output(args)
     corpus, _ = corpora.read(Path(args.corpus), missing=args.missing)
     result = equivalence(corpus, word_seg, char_seg, settings)
     _emit(render_equivalence(result, args.format), args.output, args.overwrite)

@@ -32,11 +32,11 @@ class UndefinedStatisticError(MetaevalError, ValueError):
     """A statistic is undefined on the given data (constant vector, one system...)."""
 
 
-class UnknownNameError(MetaevalError, ValueError):
-    """A segmenter, metric or format name that no registry knows (exit status 1).
+class UnknownNameError(UsageError):
+    """A segmenter, metric or format name that no registry knows: bad usage (exit status 2).
 
-    The command line itself was well formed, so this is reported like bad input data,
-    with the list of known names, rather than as a usage error (exit status 2).
+    The name comes from the caller (an option or an argument), so it is reported as a usage
+    error, with the list of known names.
     """
 
 

@@ -134,7 +134,7 @@ def test_empty_folder(tmp_path, capsys):
 @pytest.mark.parametrize("option, name, listed", [("-s", "jeiba", "jieba"), ("-m", "bleurt", "chrf")])
 def test_unknown_names_list_the_known_ones(tmp_path, capsys, option, name, listed):
     code, out, err = run_cli(capsys, "score", str(ZH), option, name)
-    assert code == 1 and name in err and listed in err and err.count("\n") == 1
+    assert code == 2 and name in err and listed in err and err.count("\n") == 1
 
 
 def test_missing_optional_dependency_names_the_pip_command(capsys):

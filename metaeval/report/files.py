@@ -11,8 +11,50 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Iterable
 
 from metaeval.errors import UsageError
+
+
+def check_output_file(path: "str | os.PathLike[str]", overwrite: bool = False) -> Path:
+    """Validate an output file location before any work: the one check for ``-o``/``--output``.
+
+    The folder must exist, the path must not be a folder, and an existing file needs
+    ``overwrite``. Raises :class:`UsageError` (exit status 2) naming the path; returns it.
+    """
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsageError(f"{target}: folder {folder} does not exist")
+    if target.is_dir():
+        raise UsageError(f"{target}: is a folder, expected a file path")
+    if target.exists() and not overwrite:
+        raise _exists(target)
+    return target
+
+
+def check_output_folder(path: "str | os.PathLike[str]", names: Iterable[str], overwrite: bool = False) -> Path:
+    """Validate an output folder (``--out``) before any work: the same rules as
+    :func:`check_output_file` for each of the file ``names`` it will receive.
+
+    The folder may be new (its parent must then exist) or an existing folder; a file among
+    ``names`` that already exists there needs ``overwrite``. Returns the folder.
+    """
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{folder}: is a file, expected a folder for the outputs")
+    if not folder.exists():
+        parent = folder.parent if str(folder.parent) else Path(".")
+        if not parent.is_dir():
+            raise UsageError(f"{folder}: parent folder {parent} does not exist")
+        return folder
+    for name in names:
+        target = folder / name
+        if target.is_dir():
+            raise UsageError(f"{target}: is a folder, expected a file path")
+        if target.exists() and not overwrite:
+            raise UsageError(f"{target} exists; pass --overwrite to replace the outputs in {folder}")
+    return folder
 
 
 def write_atomic(path: "str | os.PathLike[str]", text: str, overwrite: bool = False) -> Path:
@@ -26,14 +68,8 @@ def write_atomic(path: "str | os.PathLike[str]", text: str, overwrite: bool = Fa
 
 def write_bytes_atomic(path: "str | os.PathLike[str]", data: bytes, overwrite: bool = False) -> Path:
     """Write ``data`` to ``path`` atomically (see :func:`write_atomic`); return the path."""
-    target = Path(path)
+    target = check_output_file(path, overwrite)
     folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise UsageError(f"{target}: folder {folder} does not exist")
-    if target.is_dir():
-        raise UsageError(f"{target}: is a folder, expected a file path")
-    if target.exists() and not overwrite:
-        raise _exists(target)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     tmp = Path(tmp_name)
     try:

@@ -42,9 +42,9 @@ def test_malformed_command_line_exits_2(cli, corpus, tmp_path, case):
     assert leftovers(tmp_path) == ["tiny/" + p for p in leftovers(corpus)]
 
 
-def test_unknown_names_exit_1_with_the_known_ones(cli, corpus):
-    assert_error(cli("score", corpus, "-s", "jiba"), 1, "unknown segmenter 'jiba'", "jieba")
-    assert_error(cli("score", corpus, "-m", "blue"), 1, "unknown metric 'blue'", "bleu")
+def test_unknown_names_exit_2_with_the_known_ones(cli, corpus):
+    assert_error(cli("score", corpus, "-s", "jiba"), 2, "unknown segmenter 'jiba'", "jieba")
+    assert_error(cli("score", corpus, "-m", "blue"), 2, "unknown metric 'blue'", "bleu")
 
 
 def test_missing_judgment_file_is_named(cli, corpus, tmp_path):
