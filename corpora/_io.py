@@ -2,6 +2,8 @@
 
 Rules shared by every reader:
 
+- Inputs are regular files: a folder, FIFO, device or dangling symbolic link is refused by
+  name before anything is opened (reading never blocks), and an OS fault names the cause.
 - Files are UTF-8. A leading UTF-8 byte-order mark is removed. A byte sequence that is not
   UTF-8 is an error naming the line of the first bad byte; a NUL byte is an error.
 - Lines end at ``\\n`` only. One ``\\r`` just before the ``\\n`` (CRLF) is removed. A lone
@@ -21,6 +23,7 @@ from typing import Iterable
 from corpora.model import MISSING_POLICIES
 from corpora.model import describe  # noqa: F401  (one listing style everywhere)
 from metaeval.errors import DataError, UsageError
+from metaeval.paths import input_problem, read_input_bytes
 
 BOM = b"\xef\xbb\xbf"
 
@@ -33,12 +36,7 @@ def where(path: str | Path, line: int | None = None) -> str:
 def read_text(path: str | Path) -> str:
     """The decoded text of ``path`` (BOM removed, CRLF -> LF), validated as described above."""
     path = Path(path)
-    if not path.is_file():
-        raise DataError(f"{path}: no such file")
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read ({exc.strerror})") from None
+    data = read_input_bytes(path, DataError)
     if data.startswith(BOM):
         data = data[len(BOM):]
     nul = data.find(b"\x00")
@@ -54,6 +52,17 @@ def read_text(path: str | Path) -> str:
             "convert the file to UTF-8"
         ) from None
     return text.replace("\r\n", "\n")
+
+
+def regular_files(paths: Iterable[Path]) -> list[Path]:
+    """``paths``, each checked to be a regular file: a folder, FIFO, device or dangling
+    symbolic link among them is an error naming it, never silently skipped."""
+    paths = list(paths)
+    for path in paths:
+        problem = input_problem(path)
+        if problem is not None:
+            raise DataError(f"{path}: {problem} (only names starting with '.' are ignored here)")
+    return paths
 
 
 def split_lines(text: str) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 from corpora.model import Corpus, Judgments
 from metaeval.errors import DataError, UsageError
 
-from ._io import read_text, sniff_delimiter, split_fields, split_lines
+from ._io import read_text, regular_files, sniff_delimiter, split_fields, split_lines
 from .appraise import N_COLUMNS as APPRAISE_COLUMNS
 from .appraise import read_appraise_csv
 from .folder import read_corpus_folder, read_judgments_folder, read_long_judgments, read_system_judgments
@@ -55,7 +55,7 @@ _SGML_SUFFIXES = (".sgm", ".sgml", ".xml")
 
 
 def _sgml_triple(folder: Path) -> tuple[Path, list[Path], list[Path]] | None:
-    files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in _SGML_SUFFIXES)
+    files = regular_files(sorted(p for p in folder.iterdir() if p.suffix.lower() in _SGML_SUFFIXES))
     pick = lambda *keys: [p for p in files if any(k in p.name.lower() for k in keys)]  # noqa: E731
     srcs, refs, tsts = pick("src"), pick("ref"), pick("tst", "sys", "hyp")
     if not files:

@@ -15,8 +15,9 @@ suffixes; every reference and system must carry the same target language.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import pandas as pd
 
@@ -24,7 +25,7 @@ from corpora.model import Corpus, Judgments
 from metaeval.errors import DataError, UsageError
 
 from ._build import build_corpus, read_line_aligned
-from ._io import check_missing_policy, describe, parse_float, read_table, where
+from ._io import check_missing_policy, describe, parse_float, read_table, regular_files, where
 from ._rows import JudgmentRows, empty_table
 
 #: helper columns of ``human_sys.tsv`` that are counts or flags, not human scores.
@@ -42,8 +43,15 @@ def _split_name(path: Path, prefix: str | None) -> tuple[str, str]:
     return stem, lang
 
 
-def _text_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+def _text_files(folder: Path, names: "Callable[[str], bool]" = lambda name: True) -> list[Path]:
+    """Entries of ``folder`` (hidden ones aside) whose name ``names`` accepts; each must be a
+    regular file (a folder, FIFO or dangling link is an error naming it, never dropped)."""
+    return regular_files(sorted(p for p in folder.iterdir() if not p.name.startswith(".") and names(p.name)))
+
+
+def _corpus_file_name(name: str) -> bool:
+    """Names the plain-folder reader uses in the corpus root."""
+    return name.startswith(("src.", "ref.")) or name in ("docs.tsv", "judgments.tsv", "human_sys.tsv")
 
 
 def _select(kind: str, wanted: Iterable[str] | None, found: dict[str, Path], folder: Path) -> list[str]:
@@ -75,7 +83,7 @@ def read_corpus_folder(
     folder = Path(path)
     if not folder.is_dir():
         raise DataError(f"{folder}: not a folder")
-    files = _text_files(folder)
+    files = _text_files(folder, _corpus_file_name)
     srcs = [p for p in files if p.name.startswith("src.") and p.name.count(".") == 1]
     if not srcs:
         raise DataError(f"{folder}: no source file (expected src.<lang>, e.g. src.en)")
@@ -118,7 +126,7 @@ def read_corpus_folder(
         sources=texts.sources,
         references=texts.references,
         systems=texts.systems,
-        doc_ids=read_docs(docs_path, texts.seg_ids) if docs_path.is_file() else (),
+        doc_ids=read_docs(docs_path, texts.seg_ids) if os.path.lexists(docs_path) else (),
         missing=missing,
         source_lang=source_lang,
         target_lang=target_lang,
@@ -224,14 +232,14 @@ def read_judgments_folder(path: str | Path) -> Judgments | None:
     ``None`` when the folder has neither."""
     folder = Path(path)
     seg_path, sys_path = folder / "judgments.tsv", folder / "human_sys.tsv"
-    system_scores = read_human_sys(sys_path) if sys_path.is_file() else None
-    if not seg_path.is_file() and system_scores is None:
+    system_scores = read_human_sys(sys_path) if os.path.lexists(sys_path) else None
+    if not os.path.lexists(seg_path) and system_scores is None:
         return None
-    if seg_path.is_file():
+    if os.path.lexists(seg_path):
         seg = read_long_judgments(seg_path)
         table, source = seg.table, str(seg_path)
     else:
         table, source = empty_table(), str(sys_path)
-    if system_scores is not None and seg_path.is_file():
+    if system_scores is not None and os.path.lexists(seg_path):
         source = f"{seg_path} + {sys_path.name}"
     return Judgments(table=table, system_scores=system_scores, source=source)

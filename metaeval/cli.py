@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -58,11 +59,19 @@ def _progress_bar(enabled: bool) -> Callable[[str, int, int], None] | None:
 
 
 def _check_output(args: argparse.Namespace) -> None:
-    """Fail on an unusable ``-o``/``--output`` before any data is read (exit status 2)."""
-    if getattr(args, "output", None):
-        from metaeval.report.files import check_output_file
+    """Before any work: the output file (``-o``), folder (``--out``) and segmentation cache
+    folder are usable (usage errors, exit 2) and writable (file-system errors, exit 1)."""
+    from metaeval.paths import check_writable_folder
+    from metaeval.report.files import check_output_file, check_output_folder
 
-        check_output_file(args.output, args.overwrite)
+    if getattr(args, "output", None):
+        target = check_output_file(args.output, args.overwrite)
+        check_writable_folder(target.parent if str(target.parent) else Path("."), "-o/--output")
+    if getattr(args, "out", None):
+        check_output_folder(args.out, RUN_OUTPUTS, args.overwrite)
+        check_writable_folder(Path(args.out), "--out")
+    if getattr(args, "cache_dir", None):
+        check_writable_folder(Path(args.cache_dir).expanduser(), "segmentation cache")
 
 
 def _emit(text: str, out: str | None, overwrite: bool) -> None:
@@ -176,14 +185,11 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def _check_names(segs: Sequence[str], metrics: Sequence[str]) -> None:
-    """Fail on an unknown segmenter or metric before any file is read."""
+    """Fail on an unknown or repeated segmenter or metric before any file is read."""
     import segmenters
-    from metaeval.metrics import get_metric
+    from metaeval.scoring import MetricChoice, check_distinct
 
-    for name in segs:
-        segmenters.get(name)
-    for spec in metrics:
-        get_metric(spec)
+    check_distinct([segmenters.get(name) for name in segs], [MetricChoice.of(spec) for spec in metrics])
 
 
 def _load_judgments(args: argparse.Namespace):  # noqa: ANN202
@@ -210,12 +216,16 @@ def cmd_correlate(args: argparse.Namespace) -> int:
     from metaeval.errors import DataError
 
     _check_output(args)
+    from metaeval.paths import read_input_bytes
+
     path = Path(args.scores)
+    data = read_input_bytes(path, DataError)
     try:
         sep = "," if path.suffix.lower() == ".csv" else "\t"
-        table = pd.read_csv(path, sep=sep, dtype={"seg_id": str, "doc_id": str}, keep_default_na=False, comment=None)
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
+        table = pd.read_csv(io.StringIO(data.decode("utf-8")), sep=sep, dtype={"seg_id": str, "doc_id": str},
+                            keep_default_na=False, comment=None)  # fmt: skip
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{path}: empty file; expected a scores table with a header") from None
     except (UnicodeDecodeError, pd.errors.ParserError) as exc:
         raise DataError(f"{path}: cannot read scores table ({str(exc).splitlines()[0]})") from None
     from metaeval.api import configs_from_table
@@ -249,10 +259,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     segs = args.segmenter or None
     metrics = args.metric or None
     _check_names(segs or [], metrics or [])
-    if args.out:
-        from metaeval.report.files import check_output_folder
-
-        check_output_folder(args.out, RUN_OUTPUTS, args.overwrite)
+    _check_output(args)
     judgments = _load_judgments(args) if (args.judgments or args.human_sys) else None
     progress = _progress_bar(not args.quiet)
     with _executor(args.jobs) or contextlib.nullcontext() as executor:
@@ -280,7 +287,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _write_run_folder(out: Path, study, overwrite: bool) -> None:  # noqa: ANN001
     """results.tsv, results.json, scores.tsv, leaderboard.md and leaderboard.html, each atomically."""
-    from metaeval.report.files import check_output_folder, write_atomic
+    from metaeval.report.files import check_output_folder, write_atomic, write_bytes_atomic
     from metaeval.report.leaderboard import render
 
     outputs = {  # the names of RUN_OUTPUTS
@@ -290,9 +297,11 @@ def _write_run_folder(out: Path, study, overwrite: bool) -> None:  # noqa: ANN00
         "leaderboard.html": render(study.results, study.signature, "html", layout="table"),
         "scores.tsv": _table_text(study.scores.table(["seg", "sys"]), "tsv"),
     }
+    from metaeval.paths import make_folders, remove_folders
+
     check_output_folder(out, outputs, overwrite)
-    out.mkdir(parents=True, exist_ok=True)
-    previous = {name: (out / name).read_bytes() for name in outputs if (out / name).exists()}
+    created = make_folders(out)
+    previous = {name: (out / name).read_bytes() for name in outputs if (out / name).is_file()}
     written: list[str] = []
     try:
         for name, text in outputs.items():
@@ -302,9 +311,10 @@ def _write_run_folder(out: Path, study, overwrite: bool) -> None:  # noqa: ANN00
         # all or nothing: put back what was there, remove what this run added
         for name in written:
             if name in previous:
-                write_atomic(out / name, previous[name].decode("utf-8"), overwrite=True)
+                write_bytes_atomic(out / name, previous[name], overwrite=True)
             else:
                 (out / name).unlink(missing_ok=True)
+        remove_folders(created)
         raise
 
 
@@ -436,7 +446,12 @@ def _install_signal_handlers() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``metaeval`` command; returns the exit status."""
+    """Entry point of the ``metaeval`` command; returns the exit status.
+
+    Every failure ends in one ``metaeval: error:`` line: data and machine faults exit 1,
+    usage errors 2, an interrupt 130. An unexpected exception is still reported in one line
+    (set ``METAEVAL_TRACEBACK=1`` to see the traceback).
+    """
     _install_signal_handlers()
     parser = build_parser()
     try:
@@ -446,11 +461,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         return int(args.func(args) or 0)
     except MetaevalError as exc:
-        print(f"metaeval: error: {exc}", file=sys.stderr)
-        return exc.exit_code
+        return _fail(str(exc), exc.exit_code)
     except KeyboardInterrupt:
         print("metaeval: interrupted; no output was written", file=sys.stderr)
         return 130
+    except OSError as exc:
+        from metaeval.paths import os_error_message
+
+        return _fail(os_error_message(exc), 1)
+    except MemoryError:
+        return _fail("out of memory; use a smaller corpus, fewer --bootstrap samples or fewer --jobs", 1)
+    except RecursionError:
+        return _fail("input nested too deeply (recursion limit reached)", 1)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: never a traceback
+        if os.environ.get("METAEVAL_TRACEBACK"):
+            raise
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        return _fail(f"internal error {type(exc).__name__}: {first} (please report it)", 1)
+
+
+def _fail(message: str, code: int) -> int:
+    """Print the one error line (newlines in a message are folded) and return ``code``."""
+    print("metaeval: error: " + " ".join(message.split("\n")), file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

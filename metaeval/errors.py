@@ -44,3 +44,13 @@ def unknown_name(kind: str, name: str, known: "list[str] | tuple[str, ...]") -> 
     """Build the error for an unknown registry name, listing the known ones."""
     listing = ", ".join(sorted(known)) or "(none)"
     return UnknownNameError(f"unknown {kind} {name!r}; known {kind}s: {listing}")
+
+
+class FileSystemError(MetaevalError):
+    """The machine refused a read or write (read-only, disk full, permission, not a regular
+    file...); the message names the path and the cause (exit status 1)."""
+
+
+class PluginError(MetaevalError):
+    """A third-party plug-in raised or returned something invalid; the message names the
+    plug-in and what it did (exit status 1)."""

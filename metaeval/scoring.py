@@ -46,12 +46,39 @@ class MetricChoice:
 
 
 def get_segmenter(item):  # noqa: ANN001, ANN201 - Segmenter protocol lives in segmenters/
-    """A segmenter from a registry name, or the object itself."""
-    if isinstance(item, str):
-        import segmenters
+    """A segmenter from a registry spec, or the object itself (a third-party object is
+    guarded: what it raises or returns is checked, see ``segmenters.registry.guarded``)."""
+    import segmenters
+    from segmenters.registry import guarded
 
+    if isinstance(item, str):
         return segmenters.get(item)
-    return item
+    if isinstance(item, segmenters.Segmenter):
+        return item
+    return guarded(getattr(item, "name", None) or type(item).__name__, item)
+
+
+def segmenter_label(segmenter) -> str:  # noqa: ANN001
+    """The row label of a segmenter: the spec it was asked by (``char:nfkc=true``), else its name."""
+    return getattr(segmenter, "label", None) or segmenter.name
+
+
+def check_distinct(segs: Sequence, choices: Sequence["MetricChoice"]) -> None:
+    """Refuse a segmenter or a metric given twice, by name or under another spelling
+    (same signature), since both rows would be the same numbers."""
+    from metaeval.errors import UsageError
+
+    for kind, items in (
+        ("segmenter", [(segmenter_label(s), s.signature()) for s in segs]),
+        ("metric", [(c.spec, c.metric.signature()) for c in choices]),
+    ):
+        first: dict[str, str] = {}
+        for label, signature in items:
+            for key in (f"label:{label}", f"sig:{signature}"):
+                if key in first:
+                    same = "" if first[key] == label else f" (as {first[key]!r}, same signature)"
+                    raise UsageError(f"{kind} {label!r} given twice{same}; give each {kind} once")
+            first[f"label:{label}"] = first[f"sig:{signature}"] = label
 
 
 def segment_unique(segmenter, texts: Iterable[str], cache=None) -> dict[str, list[str]]:  # noqa: ANN001
@@ -268,9 +295,7 @@ def score_corpus(
         from segmenters.cache import SegmentationCache
 
         cache = SegmentationCache(cache)
-    names = [s.name for s in segs]
-    if len(set(names)) != len(names):
-        raise MetaevalError(f"segmenters given twice: {names}")
+    check_distinct(segs, choices)
     systems = corpus.system_names
     n_chunks = max(1, min(len(systems), chunks_per_segmenter or _default_chunks(executor)))
     groups = [systems[i::n_chunks] for i in range(n_chunks)]
@@ -334,7 +359,7 @@ def score_corpus(
             configs.append(
                 ConfigScores(
                     metric=choice.spec,
-                    segmenter=seg.name,
+                    segmenter=segmenter_label(seg),
                     config=f"{metric.signature()}+{seg.signature()}",
                     systems=list(systems),
                     seg_ids=list(corpus.seg_ids),
@@ -348,7 +373,7 @@ def score_corpus(
     return ScoreResult(
         corpus=corpus,
         configs=configs,
-        segmenter_signatures={s.name: s.signature() for s in segs},
+        segmenter_signatures={segmenter_label(s): s.signature() for s in segs},
         metric_signatures={c.spec: c.metric.signature() for c in choices},
     )
 

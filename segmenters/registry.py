@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, Callable, TypeVar
 
-from metaeval.errors import MissingDependencyError, UsageError, unknown_name
+from metaeval.errors import MetaevalError, MissingDependencyError, PluginError, UsageError, unknown_name
 from segmenters.base import SegmenterLike
 
 ENTRY_POINT_GROUP = "metaeval.segmenters"
@@ -86,7 +86,7 @@ def _load_plugin(ep: metadata.EntryPoint) -> Callable[..., Any]:
         raise MissingDependencyError(
             f"segmenter plug-in {ep.name!r} ({where}) failed to import: {type(exc).__name__}: {exc}; try: {pip}"
         ) from None
-    except Exception as exc:  # noqa: BLE001 - any failure of third-party code becomes one clear line
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - any failure of third-party code becomes one clear line
         raise UsageError(f"segmenter plug-in {ep.name!r} ({where}) failed to load: {type(exc).__name__}: {exc}") from None
 
 
@@ -108,38 +108,125 @@ def get(spec: str, **options: Any) -> SegmenterLike:
         if name not in plugins:
             raise unknown_name("segmenter", name, available())
         factory = _load_plugin(plugins[name])
+    builtin = _is_builtin(factory)
     try:
         segmenter = factory(**options)
+    except MetaevalError:
+        raise
     except TypeError as exc:
         raise UsageError(f"segmenter {name!r}: invalid options {sorted(options)}: {exc}") from None
-    return _checked(name, segmenter)
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - third-party code fails in one line
+        raise PluginError(f"segmenter plug-in {name!r} failed to start: {type(exc).__name__}: {_short(exc)}") from None
+    if builtin:
+        segmenter.label = segmenter_label(name, options)
+        return segmenter
+    return guarded(name, segmenter, segmenter_label(name, options))
 
 
-def _checked(name: str, segmenter: Any) -> SegmenterLike:
-    """The segmenter itself, with a default ``segment_many`` added to plug-ins that lack one."""
-    missing = [attr for attr in ("__call__", "signature") if not callable(getattr(segmenter, attr, None))]
+def _is_builtin(factory: Any) -> bool:
+    return getattr(factory, "__module__", "").startswith("segmenters.")
+
+
+def segmenter_label(name: str, options: dict[str, Any]) -> str:
+    """The row label of a segmenter: its name, then its options sorted (``char:nfkc=true``)."""
+    if not options:
+        return name
+    text = {True: "true", False: "false"}
+    return name + ":" + ",".join(f"{key}={text.get(value, value) if isinstance(value, bool) else value}"
+                                 for key, value in sorted(options.items()))
+
+
+def guarded(name: str, segmenter: Any, label: str | None = None) -> SegmenterLike:
+    """A third-party segmenter behind checks: whatever it raises or returns becomes one
+    :class:`PluginError` naming it, and empty or whitespace tokens are dropped."""
+    if isinstance(segmenter, PluginSegmenter):
+        return segmenter
+    has = {attr for attr in ("__call__", "segment_many", "signature") if callable(getattr(segmenter, attr, None))}
+    missing = [] if has & {"__call__", "segment_many"} else ["__call__"]
+    missing += [] if "signature" in has else ["signature"]
     if missing:
-        raise UsageError(f"segmenter {name!r} built {type(segmenter).__name__!r}, which lacks {', '.join(missing)}")
-    if not callable(getattr(segmenter, "segment_many", None)):
-        return _BatchAdapter(name, segmenter)
-    return segmenter
+        raise PluginError(
+            f"segmenter plug-in {name!r} built {_shown(segmenter)}, which lacks {', '.join(missing)}"
+        )
+    return PluginSegmenter(name, segmenter, label or name)
 
 
-class _BatchAdapter:
-    """Gives a plug-in that only implements ``__call__`` the batch method and drops empty tokens."""
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text[:200] + ("..." if len(text) > 200 else "")
 
-    def __init__(self, name: str, inner: Any) -> None:
+
+def _shown(value: Any) -> str:
+    """A value for a message: its type and a short repr."""
+    text = repr(value)
+    return f"{type(value).__name__} {text[:80]}{'...' if len(text) > 80 else ''}"
+
+
+class PluginSegmenter:
+    """A plug-in segmenter with its outputs checked.
+
+    A segmentation must be a list or tuple of strings; empty and whitespace-only tokens are
+    dropped (never scored); a token containing whitespace, any other value, an exception,
+    or ``segment_many`` returning the wrong number of segmentations is a :class:`PluginError`
+    naming the plug-in, the text and what it returned. ``signature()`` must return a
+    non-empty string.
+    """
+
+    def __init__(self, name: str, inner: Any, label: str) -> None:
         self.inner = inner
-        self.name = getattr(inner, "name", name)
+        self.name = name
+        self.label = label
+        self._signature: str | None = None
+
+    def _fail(self, what: str) -> PluginError:
+        return PluginError(f"segmenter plug-in {self.name!r} {what}")
+
+    def _call(self, method: str, *args: Any) -> Any:
+        try:
+            return getattr(self.inner, method)(*args)
+        except MetaevalError:
+            raise
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - third-party code fails in one line
+            on = f" on {args[0][:40]!r}" if args and isinstance(args[0], str) else ""
+            raise self._fail(f"{method}(){on} raised {type(exc).__name__}: {_short(exc)}") from None
+
+    def _tokens(self, text: str, result: Any, method: str) -> list[str]:
+        if not isinstance(result, (list, tuple)):
+            raise self._fail(f"{method}() returned {_shown(result)} for {text[:40]!r}; expected a list of strings")
+        tokens = []
+        for token in result:
+            if not isinstance(token, str):
+                raise self._fail(f"{method}() returned a token {_shown(token)} for {text[:40]!r}; tokens must be strings")
+            if not token or token.isspace():
+                continue
+            if any(ch.isspace() for ch in token):
+                raise self._fail(f"{method}() returned the token {token[:40]!r} with whitespace inside for {text[:40]!r}")
+            tokens.append(token)
+        return tokens
 
     def __call__(self, text: str) -> list[str]:
-        return [tok for tok in self.inner(text) if tok and not tok.isspace()]
+        if not callable(self.inner):
+            return self.segment_many([text])[0]
+        return self._tokens(text, self._call("__call__", text), "__call__")
 
     def segment_many(self, texts: Any) -> list[list[str]]:
-        return [self(text) for text in texts]
+        texts = list(texts)
+        if not callable(getattr(self.inner, "segment_many", None)):
+            return [self(text) for text in texts]
+        result = self._call("segment_many", texts)
+        if not isinstance(result, (list, tuple)):
+            raise self._fail(f"segment_many() returned {_shown(result)}; expected one token list per text")
+        if len(result) != len(texts):
+            raise self._fail(f"segment_many() returned {len(result)} segmentations for {len(texts)} texts")
+        return [self._tokens(text, tokens, "segment_many") for text, tokens in zip(texts, result)]
 
     def signature(self) -> str:
-        return str(self.inner.signature())
+        if self._signature is None:
+            value = self._call("signature")
+            if not isinstance(value, str) or not value.strip() or "\n" in value:
+                raise self._fail(f"signature() returned {_shown(value)}; expected a non-empty one-line string")
+            self._signature = value
+        return self._signature
 
 
 def info() -> list[SegmenterInfo]:

@@ -86,12 +86,12 @@ def load_results(path: "str | Path") -> tuple[pd.DataFrame, dict[str, Any]]:
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".tsv", ".json"):
         raise DataError(f"{path}: unknown results format {suffix or '(no suffix)'!r}; expected .csv, .tsv or .json")
+    from metaeval.paths import read_input_bytes
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: cannot read results: {exc}") from None
+        text = read_input_bytes(path, DataError).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: cannot read results: not UTF-8 (byte at offset {exc.start})") from None
     if suffix == ".json":
         table, signature = _parse_json(text, path)
     else:

@@ -3,7 +3,9 @@
 A write goes to a temporary file in the destination folder, is flushed and fsync'ed, and
 is then moved into place with one rename, so a reader sees either the old file or the
 whole new one, never a partial file. An existing file is kept unless ``overwrite=True``
-(``--overwrite`` on the command line). On any error the temporary file is removed.
+(``--overwrite`` on the command line). On any error the temporary file is removed, and
+an OS fault (disk full, read-only file system...) becomes one ``FileSystemError`` naming
+the file and the cause.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Iterable
 
 from metaeval.errors import UsageError
+from metaeval.paths import file_system_error
 
 
 def check_output_file(path: "str | os.PathLike[str]", overwrite: bool = False) -> Path:
@@ -70,7 +73,10 @@ def write_bytes_atomic(path: "str | os.PathLike[str]", data: bytes, overwrite: b
     """Write ``data`` to ``path`` atomically (see :func:`write_atomic`); return the path."""
     target = check_output_file(path, overwrite)
     folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise file_system_error(exc, target, "write") from None
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -82,6 +88,9 @@ def write_bytes_atomic(path: "str | os.PathLike[str]", data: bytes, overwrite: b
             os.replace(tmp, target)
         else:
             _move_no_clobber(tmp, target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise file_system_error(exc, target, "write") from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -7,7 +7,7 @@ import importlib.util
 import pytest
 
 import segmenters
-from metaeval.errors import UnknownNameError, MissingDependencyError, UsageError
+from metaeval.errors import MissingDependencyError, PluginError, UnknownNameError, UsageError
 from segmenters import registry
 
 BUILTINS = ["13a", "char", "cjk-char", "intl", "ja-mecab", "jieba", "jieba-nohmm", "mecab", "pkuseg", "sacrebleu-zh", "sudachi", "whitespace"]
@@ -99,7 +99,7 @@ def test_a_plain_callable_plugin_gets_segment_many(monkeypatch: pytest.MonkeyPat
     assert seg.signature() == "plain|v1"
 
     segmenters.register("not-a-segmenter")(lambda: object())
-    with pytest.raises(UsageError, match="lacks __call__, signature"):
+    with pytest.raises(PluginError, match="lacks __call__, signature"):
         segmenters.get("not-a-segmenter")
 
 
