@@ -46,7 +46,7 @@ def unknown_name(kind: str, name: str, known: "list[str] | tuple[str, ...]") -> 
     return UnknownNameError(f"unknown {kind} {name!r}; known {kind}s: {listing}")
 
 
-class FileSystemError(MetaevalError):
+class FileSystemError(MetaevalError, OSError):
     """The machine refused a read or write (read-only, disk full, permission, not a regular
     file...); the message names the path and the cause (exit status 1)."""
 

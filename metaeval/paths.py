@@ -39,7 +39,9 @@ def os_cause(exc: OSError) -> str:
     """A short, lower-case cause for an OS error (``read-only file system``...)."""
     if exc.errno in _CAUSES:
         return _CAUSES[exc.errno]
-    return (exc.strerror or type(exc).__name__).lower()
+    if exc.strerror:
+        return exc.strerror.lower()
+    return str(exc) or type(exc).__name__
 
 
 def os_error_message(exc: OSError, path: "str | os.PathLike[str] | None" = None, action: str = "") -> str:
