@@ -8,6 +8,8 @@ A corpus is column-oriented: ``seg_ids[i]``, ``sources[i]``, ``references[name][
 
 from __future__ import annotations
 
+import unicodedata
+
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
@@ -32,6 +34,30 @@ def kind_direction(kind: str, declared: Mapping[str, int] | None = None) -> int:
         return int(declared[kind])
     stem = kind.split("_", 1)[0].lower()
     return -1 if (kind.lower() in LOWER_IS_BETTER or stem in LOWER_IS_BETTER) else 1
+
+
+def name_problem(name: object) -> str | None:
+    """Why ``name`` cannot name a system, reference or kind, or None.
+
+    Names end up in tab-separated tables and one-line messages, so they must be non-empty
+    strings without control characters (tab, newline, carriage return...), line or
+    paragraph separators, or whitespace at either end.
+    """
+    if not isinstance(name, str) or not name:
+        return "is empty"
+    bad = [ch for ch in name if unicodedata.category(ch) in ("Cc", "Zl", "Zp")]
+    if bad:
+        return f"contains the control character U+{ord(bad[0]):04X}"
+    if name != name.strip():
+        return "starts or ends with whitespace"
+    return None
+
+
+def check_name(kind: str, name: object, where: str) -> None:
+    """Raise a DataError at read time for a name that :func:`name_problem` refuses."""
+    problem = name_problem(name)
+    if problem is not None:
+        raise DataError(f"{where}: {kind} name {name!r} {problem}; names must be one line without tabs")
 
 
 def describe(ids: Sequence[str], limit: int = 5) -> str:
@@ -85,6 +111,9 @@ class Corpus:
             raise DataError(f"{where}: no reference translation")
         if not self.systems:
             raise DataError(f"{where}: no system outputs")
+        for kind, names in (("reference", self.references), ("system", self.systems)):
+            for name in names:
+                check_name(kind, name, self.origin.get(f"{kind[:3]}:{name}") or where)
         columns = [("src", "source", self.sources), ("", "doc ids", self.doc_ids)]
         columns += [(f"ref:{k}", f"reference {k!r}", v) for k, v in self.references.items()]
         columns += [(f"sys:{k}", f"system {k!r}", v) for k, v in self.systems.items()]
@@ -235,10 +264,14 @@ class Judgments:
                 f"{self.source or 'judgments'}: duplicate judgment for segment {row['seg_id']}, "
                 f"system {row['system']!r}, judge {row['judge']!r}, kind {row['kind']!r}"
             )
+        for system in filter(None, table["system"].unique()):
+            check_name("system", system, self.source or "judgments")
         object.__setattr__(self, "table", table.reset_index(drop=True))
         if self.system_scores is not None:
             scores = self.system_scores.copy()
             scores.index = scores.index.astype(str)
+            for system in scores.index:
+                check_name("system", system, self.source or "system scores")
             for col in scores.columns:
                 values = scores[col].to_numpy(float) if pd.api.types.is_numeric_dtype(scores[col]) else None
                 # NaN means "not scored by this kind"; infinities are errors

@@ -102,6 +102,16 @@ def _non_negative(text: str) -> int:
     return value
 
 
+def _bootstrap_count(text: str) -> int:
+    """argparse type of ``--bootstrap``: 0 (no intervals) or at least 2 resamples."""
+    from metaeval.evaluate import BOOTSTRAP_ONE
+
+    value = _non_negative(text)
+    if value == 1:
+        raise argparse.ArgumentTypeError(BOOTSTRAP_ONE.replace("n_bootstrap=1", "1"))
+    return value
+
+
 def _executor(jobs: int):  # noqa: ANN202
     """A process pool for scoring, or None to score in this process (``--jobs 1``).
 
@@ -381,7 +391,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="metric ties in pairwise consistency (default: exclude)")
         p.add_argument("--threshold", type=float, default=None,
                        help="skip pairs whose human difference is at most this (e.g. 25 DA points)")
-        p.add_argument("--bootstrap", type=_non_negative, default=1000, help="bootstrap samples (default 1000)")
+        p.add_argument("--bootstrap", type=_bootstrap_count, default=1000, help="bootstrap samples (default 1000)")
         p.add_argument("--seed", type=_non_negative, default=12345, help="random seed (default 12345)")
         p.add_argument("--judgments", help="judgment file (long TSV or any known format)")
         p.add_argument("--judgments-format", default=None, help="force a judgment file format")
@@ -481,8 +491,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _fail(message: str, code: int) -> int:
-    """Print the one error line (newlines in a message are folded) and return ``code``."""
-    print("metaeval: error: " + " ".join(message.split("\n")), file=sys.stderr)
+    """Print the one error line and return ``code``; control characters in the message (a
+    newline in a file name...) are shown escaped, so it stays one line."""
+    import unicodedata
+
+    shown = "".join(
+        repr(ch)[1:-1] if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in message
+    )
+    print("metaeval: error: " + shown, file=sys.stderr)
     return code
 
 

@@ -104,6 +104,8 @@ class Settings:
             raise UsageError(f"threshold must be a non-negative number, got {self.threshold!r}")
         if not isinstance(self.n_bootstrap, (int, np.integer)) or self.n_bootstrap < 0:
             raise UsageError(f"n_bootstrap must be a non-negative integer, got {self.n_bootstrap!r}")
+        if self.n_bootstrap == 1:
+            raise UsageError(BOOTSTRAP_ONE)
         if not 0.0 < self.ci < 1.0:
             raise UsageError(f"ci must be in (0, 1), got {self.ci!r}")
 
@@ -116,6 +118,13 @@ class Settings:
 
 
 # --------------------------------------------------------------------------- human side
+
+
+#: Why one resample is refused: a percentile interval of one value is that value.
+BOOTSTRAP_ONE = (
+    "n_bootstrap=1 is undefined: a confidence interval needs at least 2 resamples "
+    "(use 0 for no intervals, or 1000 as by default)"
+)
 
 
 @dataclass(eq=False)

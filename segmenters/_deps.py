@@ -53,7 +53,10 @@ def module_dir(module: str) -> Path | None:
 
 @lru_cache(maxsize=None)
 def fingerprint(path: str, hash_it: bool = True) -> str:
-    """``<name>:<bytes>B`` and, if ``hash_it``, ``:sha256=<first 12 hex>`` of a file."""
+    """``<name>:<bytes>B`` and, if ``hash_it``, ``:sha256=<first 12 hex>`` of a file.
+
+    Signatures of models and dictionaries always hash (two files of one size may differ);
+    ``hash_it=False`` is for listings only."""
     file = Path(path)
     if not file.is_file():
         return f"{file.name}:missing"
@@ -65,3 +68,22 @@ def fingerprint(path: str, hash_it: bool = True) -> str:
                 digest.update(block)
         text += f":sha256={digest.hexdigest()[:12]}"
     return text
+
+
+@lru_cache(maxsize=None)
+def files_fingerprint(label: str, paths: tuple[str, ...]) -> str:
+    """``<label>:<total bytes>B:sha256=<first 12 hex>`` of several files together (name and
+    content of each, in the order given): the identity of a model or dictionary folder."""
+    digest = hashlib.sha256()
+    total = 0
+    for path in paths:
+        file = Path(path)
+        if not file.is_file():
+            return f"{label}:missing:{file.name}"
+        digest.update(file.name.encode("utf-8") + b"\0")
+        with open(file, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+                total += len(block)
+        digest.update(b"\0")
+    return f"{label}:{total}B:sha256={digest.hexdigest()[:12]}"

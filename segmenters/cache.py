@@ -6,7 +6,11 @@ signature and holding the signature itself. Files are written to a temporary fil
 same folder and moved into place with ``os.replace``, so a reader never sees a partial
 file. Processes sharing the folder merge what is on disk before each write; when two write
 at once, the last one wins and the other's new entries are simply segmented again later.
-A file that cannot be read or belongs to another signature is ignored and rewritten.
+Each file carries the SHA-256 of its signature and tokens, checked on every read: a file
+that was edited, truncated, belongs to another signature or holds tokens a segmenter cannot
+return (empty, or containing whitespace) is not trusted; its texts are segmented again and
+the file is rewritten. A cache entry that is not a regular file (a folder, a FIFO) and a
+folder that cannot be written are errors naming the path and the cause.
 """
 
 from __future__ import annotations
@@ -17,6 +21,22 @@ import os
 import tempfile
 from pathlib import Path
 from typing import Any, Iterable
+
+from metaeval.paths import file_system_error, input_problem, read_input_bytes
+from metaeval.errors import FileSystemError
+
+
+def _digest(signature: str, tokens: Any) -> str:
+    """SHA-256 of the signature and the tokens, as canonical JSON."""
+    text = json.dumps([signature, tokens], ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _valid_tokens(entry: Any) -> bool:
+    """Whether a cached entry is what a segmenter may return: non-empty tokens without whitespace."""
+    return isinstance(entry, list) and all(
+        isinstance(t, str) and t and not any(ch.isspace() for ch in t) for t in entry
+    )
 
 
 def cache_file_name(signature: str) -> str:
@@ -35,6 +55,8 @@ class SegmentationCache:
 
     def __init__(self, directory: "str | os.PathLike[str] | None" = None) -> None:
         self.directory = Path(directory).expanduser() if directory is not None else None
+        #: Cache files found corrupted or edited (their texts were segmented again).
+        self.rejected: list[str] = []
         self._tokens: dict[str, dict[str, tuple[str, ...]]] = {}
         self._loaded: set[str] = set()
         #: Number of texts handed to a segmenter (cache misses) since construction.
@@ -54,33 +76,52 @@ class SegmentationCache:
         return self.directory / cache_file_name(signature)
 
     def _read(self, signature: str) -> dict[str, tuple[str, ...]]:
+        path = self._path(signature)
+        problem = input_problem(path)
+        if problem == "no such file":
+            return {}
+        if problem is not None:
+            raise FileSystemError(f"{path}: segmentation cache entry {problem}")
         try:
-            with open(self._path(signature), encoding="utf-8") as handle:
-                data: Any = json.load(handle)
-        except (OSError, ValueError):
+            data: Any = json.loads(read_input_bytes(path).decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            self.rejected.append(str(path))
             return {}
-        if not isinstance(data, dict) or data.get("signature") != signature or not isinstance(data.get("tokens"), dict):
+        tokens = data.get("tokens") if isinstance(data, dict) else None
+        if (
+            not isinstance(tokens, dict)
+            or data.get("signature") != signature
+            or data.get("sha256") != _digest(signature, tokens)
+            or not all(_valid_tokens(entry) for entry in tokens.values())
+        ):
+            self.rejected.append(str(path))
             return {}
-        return {
-            text: tuple(tokens)
-            for text, tokens in data["tokens"].items()
-            if isinstance(tokens, list) and all(isinstance(t, str) for t in tokens)
-        }
+        return {text: tuple(entry) for text, entry in tokens.items()}
 
     def _write(self, signature: str) -> None:
         path = self._path(signature)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise file_system_error(exc, path.parent, "create segmentation cache folder") from None
         entries = self._tokens[signature]
         for text, tokens in self._read(signature).items():
             entries.setdefault(text, tokens)
-        payload = {"signature": signature, "tokens": {text: list(tokens) for text, tokens in entries.items()}}
-        fd, tmp = tempfile.mkstemp(prefix=".seg-", suffix=".tmp", dir=path.parent)
+        tokens = {text: list(entry) for text, entry in entries.items()}
+        payload = {"signature": signature, "sha256": _digest(signature, tokens), "tokens": tokens}
+        tmp = None
         try:
+            fd, tmp = tempfile.mkstemp(prefix=".seg-", suffix=".tmp", dir=path.parent)
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(payload, handle, ensure_ascii=False)
             os.replace(tmp, path)
+        except OSError as exc:
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
+            raise file_system_error(exc, path, "write segmentation cache") from None
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
             raise
 
     def segment(self, segmenter: Any, texts: Iterable[str]) -> list[list[str]]:

@@ -13,7 +13,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from segmenters._deps import fingerprint, module_dir, require, version
+from segmenters._deps import files_fingerprint, fingerprint, module_dir, require, version
+
+#: jieba's HMM probabilities for unknown words (``jieba/finalseg``), hashed for the signature.
+HMM_FILES = ("prob_start.p", "prob_trans.p", "prob_emit.p", "prob_start.py", "prob_trans.py", "prob_emit.py")
 from segmenters.base import Segmenter
 from segmenters.registry import register
 
@@ -58,7 +61,11 @@ class _JiebaSegmenter(Segmenter):
     @classmethod
     def describe(cls) -> str:
         path = dictionary_path()
-        return f"jieba:{version('jieba')}|dict:{fingerprint(str(path)) if path else 'missing'}"
+        text = f"jieba:{version('jieba')}|dict:{fingerprint(str(path)) if path else 'missing'}"
+        if cls.hmm and path is not None:
+            files = tuple(str(p) for p in (path.parent / "finalseg" / f for f in HMM_FILES) if p.is_file())
+            text += f"|hmm-model:{files_fingerprint('finalseg', files)}"
+        return text
 
 
 @register("jieba")

@@ -11,7 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from metaeval.errors import MissingDependencyError
-from segmenters._deps import fingerprint, module_dir, require, version
+from segmenters._deps import files_fingerprint, module_dir, require, version
+
+#: The files of the dictionary folder MeCab reads; the signature hashes their content.
+DICTIONARY_FILES = ("sys.dic", "matrix.bin", "char.bin", "unk.dic", "dicrc", "mecabrc")
 from segmenters.base import Segmenter
 from segmenters.registry import register
 
@@ -51,5 +54,5 @@ class MecabSegmenter(Segmenter):
     @classmethod
     def describe(cls) -> str:
         dicdir = dictionary_dir()
-        dic = fingerprint(str(dicdir / "sys.dic"), hash_it=False) if dicdir else "missing"
+        dic = files_fingerprint("dicdir", tuple(str(dicdir / f) for f in DICTIONARY_FILES)) if dicdir else "missing"
         return f"fugashi:{version('fugashi')}|dict:unidic-lite:{version('unidic-lite')}/{dic}"

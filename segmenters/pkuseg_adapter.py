@@ -49,5 +49,5 @@ class PkusegSegmenter(Segmenter):
     @classmethod
     def describe(cls) -> str:
         folder = module_dir("pkuseg")
-        files = ",".join(fingerprint(str(folder / f), hash_it=False) for f in MODEL_FILES) if folder else "missing"
+        files = ",".join(fingerprint(str(folder / f)) for f in MODEL_FILES) if folder else "missing"
         return f"pkuseg:{version('pkuseg')}|model:default({files})"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing
 from pathlib import Path
@@ -59,7 +60,10 @@ def test_persistent_folder_round_trip(tmp_path: Path) -> None:
     [file] = list(tmp_path.iterdir())
     assert file.name == cache_file_name("counting|v1") and file.name.startswith("seg-")
     data = json.loads(file.read_text(encoding="utf-8"))
-    assert data == {"signature": "counting|v1", "tokens": {"我 来": ["我", "来"], "b": ["b"]}}
+    tokens = {"我 来": ["我", "来"], "b": ["b"]}
+    canonical = json.dumps(["counting|v1", tokens], ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    assert data == {"signature": "counting|v1", "sha256": digest, "tokens": tokens}
 
     again, seg = SegmentationCache(tmp_path), Counting()
     assert again.segment(seg, ["b", "c", "我 来"]) == [["b"], ["c"], ["我", "来"]]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import tempfile
 from pathlib import Path
 
@@ -108,8 +110,14 @@ def test_mecab_uses_unidic_lite_explicitly(capfd: pytest.CaptureFixture[str]) ->
     seg = segmenters.get("mecab")
     [info] = seg.dictionary_info
     assert Path(info["filename"]) == Path(unidic_lite.DICDIR) / "sys.dic"
-    size = (Path(unidic_lite.DICDIR) / "sys.dic").stat().st_size
-    assert seg.signature() == f"mecab|fugashi:1.5.2|dict:unidic-lite:1.0.8/sys.dic:{size}B|norm:none"
+    # the dictionary is identified by the content of every file MeCab reads, not by a size
+    digest, size = hashlib.sha256(), 0
+    for name in ("sys.dic", "matrix.bin", "char.bin", "unk.dic", "dicrc", "mecabrc"):
+        data = (Path(unidic_lite.DICDIR) / name).read_bytes()
+        digest.update(name.encode() + b"\0" + data + b"\0")
+        size += len(data)
+    expected = f"dicdir:{size}B:sha256={digest.hexdigest()[:12]}"
+    assert seg.signature() == f"mecab|fugashi:1.5.2|dict:unidic-lite:1.0.8/{expected}|norm:none"
     assert capfd.readouterr() == ("", "")
 
 

@@ -113,7 +113,7 @@ def test_bad_names_cannot_be_registered() -> None:
 def test_info_describes_builtins() -> None:
     rows = {row.name: row for row in segmenters.info()}
     assert rows["mecab"].source == "builtin"
-    assert rows["mecab"].description.startswith("fugashi:1.5.2|dict:unidic-lite:1.0.8/sys.dic:")
+    assert rows["mecab"].description.startswith("fugashi:1.5.2|dict:unidic-lite:1.0.8/dicdir:")
     assert rows["jieba"].description.startswith("jieba:0.42.1|dict:dict.txt:5071852B")
     assert rows["pkuseg"].description.startswith("pkuseg:0.0.25|model:default(")
     assert rows["cjk-char"].description == "rules:1|sacrebleu:2.6.0"
