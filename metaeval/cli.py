@@ -199,7 +199,11 @@ def _check_names(segs: Sequence[str], metrics: Sequence[str]) -> None:
     import segmenters
     from metaeval.scoring import MetricChoice, check_distinct
 
-    check_distinct([segmenters.get(name) for name in segs], [MetricChoice.of(spec) for spec in metrics])
+    learning = [name for name in segs if segmenters.learns_from_text(name)]
+    for name in learning:  # built once the corpus's references are read
+        segmenters.check(name)
+    built = [segmenters.get(name) for name in segs if name not in learning]
+    check_distinct(built, [MetricChoice.of(spec) for spec in metrics])
 
 
 def _load_judgments(args: argparse.Namespace):  # noqa: ANN202
@@ -349,11 +353,11 @@ def cmd_equivalence(args: argparse.Namespace) -> int:
         settings = EquivalenceSettings(max_word_order=args.max_word_order, max_char_order=args.max_char_order)
     except ValueError as exc:
         raise UsageError(f"equivalence: {exc}") from None
-    word_seg = segmenters.get(args.word_segmenter)
-    char_seg = segmenters.get(args.char_segmenter)
+    segmenters.check(args.word_segmenter)
+    segmenters.check(args.char_segmenter)
     _check_output(args)
     corpus, _ = corpora.read(Path(args.corpus), missing=args.missing)
-    result = equivalence(corpus, word_seg, char_seg, settings)
+    result = equivalence(corpus, args.word_segmenter, args.char_segmenter, settings)
     _emit(render_equivalence(result, args.format), args.output, args.overwrite)
     return 0
 

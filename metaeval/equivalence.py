@@ -243,7 +243,7 @@ def order_scores(corpus: Corpus, segmenter: Any, max_order: int) -> OrderScores:
     """
     from metaeval.scoring import get_segmenter, segment_unique
 
-    seg = get_segmenter(segmenter)
+    seg = get_segmenter(segmenter, corpus)
     refs = corpus.refs_list()
     texts = [t for ref in refs for t in ref] + [t for h in corpus.systems.values() for t in h]
     table = segment_unique(seg, texts)

@@ -45,14 +45,19 @@ class MetricChoice:
         return cls(getattr(item, "name", type(item).__name__), item)
 
 
-def get_segmenter(item):  # noqa: ANN001, ANN201 - Segmenter protocol lives in segmenters/
+def get_segmenter(item, corpus: Corpus | None = None, cache_dir=None):  # noqa: ANN001, ANN201 - Segmenter protocol lives in segmenters/
     """A segmenter from a registry spec, or the object itself (a third-party object is
-    guarded: what it raises or returns is checked, see ``segmenters.registry.guarded``)."""
+    guarded: what it raises or returns is checked, see ``segmenters.registry.guarded``).
+
+    A segmenter that learns from text (``spm:vocab=8000``) learns from the reference lines
+    of ``corpus`` (every reference, in order) and keeps what it learnt in ``cache_dir``.
+    """
     import segmenters
     from segmenters.registry import guarded
 
     if isinstance(item, str):
-        return segmenters.get(item)
+        training = reference_lines(corpus) if corpus is not None else None
+        return segmenters.get(item, training_text=training, cache_dir=cache_dir)
     if isinstance(item, segmenters.Segmenter):
         return item
     return guarded(getattr(item, "name", None) or type(item).__name__, item)
@@ -79,6 +84,11 @@ def check_distinct(segs: Sequence, choices: Sequence["MetricChoice"]) -> None:
                     same = "" if first[key] == label else f" (as {first[key]!r}, same signature)"
                     raise UsageError(f"{kind} {label!r} given twice{same}; give each {kind} once")
             first[f"label:{label}"] = first[f"sig:{signature}"] = label
+
+
+def reference_lines(corpus: Corpus) -> list[str]:
+    """Every line of every reference of ``corpus``, reference after reference."""
+    return [text for ref in corpus.refs_list() for text in ref]
 
 
 def segment_unique(segmenter, texts: Iterable[str], cache=None) -> dict[str, list[str]]:  # noqa: ANN001
@@ -290,11 +300,11 @@ def score_corpus(
     :class:`segmenters.cache.SegmentationCache` or a folder to keep one in.
     """
     choices = [MetricChoice.of(m) for m in metrics]
-    segs = [get_segmenter(s) for s in segmenters]
     if isinstance(cache, (str, os.PathLike)):
         from segmenters.cache import SegmentationCache
 
         cache = SegmentationCache(cache)
+    segs = [get_segmenter(s, corpus, getattr(cache, "directory", None)) for s in segmenters]
     check_distinct(segs, choices)
     systems = corpus.system_names
     n_chunks = max(1, min(len(systems), chunks_per_segmenter or _default_chunks(executor)))

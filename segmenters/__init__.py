@@ -6,7 +6,9 @@
 
 ``get(name, **options)`` builds a segmenter, ``available()`` lists names (built-ins and
 plug-ins of the entry-point group ``metaeval.segmenters``, without importing them),
-``register(name)`` adds one, ``info()`` describes each for ``metaeval list``. Every
+``register(name)`` adds one, ``info()`` describes each for ``metaeval list``. A segmenter
+that learns from text (``spm:vocab=8000,type=unigram``) is given the corpus's references
+as ``training_text`` when a corpus is scored. Every
 segmenter accepts the normalisation options ``nfkc``, ``halfwidth`` and ``lowercase``
 (off by default; recorded in the signature).
 """
@@ -14,10 +16,11 @@ segmenter accepts the normalisation options ``nfkc``, ``halfwidth`` and ``lowerc
 from __future__ import annotations
 
 from segmenters.base import Normalization, Segmenter, SegmenterLike
-from segmenters.registry import ENTRY_POINT_GROUP, SegmenterInfo, available, get, info, parse_spec, register
+from segmenters.registry import ENTRY_POINT_GROUP, SegmenterInfo, available, check, get, info, learns_from_text, parse_spec, register, trains_on_text
 
 # Built-ins register themselves on import; their third-party packages load lazily.
 from segmenters import simple, cjk, jieba_adapter, pkuseg_adapter, mecab_adapter, optional  # noqa: E402,F401,I001
+from segmenters import thulac_adapter, ja_extra, chasen_adapter, subword  # noqa: E402,F401,I001
 from segmenters.cache import SegmentationCache  # noqa: E402
 
 __all__ = [
@@ -28,8 +31,11 @@ __all__ = [
     "SegmenterInfo",
     "SegmenterLike",
     "available",
+    "check",
     "get",
     "info",
+    "learns_from_text",
     "parse_spec",
     "register",
+    "trains_on_text",
 ]

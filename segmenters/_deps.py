@@ -87,3 +87,39 @@ def files_fingerprint(label: str, paths: tuple[str, ...]) -> str:
                 total += len(block)
         digest.update(b"\0")
     return f"{label}:{total}B:sha256={digest.hexdigest()[:12]}"
+
+
+@lru_cache(maxsize=None)
+def content_hash(paths: tuple[str, ...]) -> str:
+    """``sha256=<first 12 hex>`` of the named files' contents (each file's name, size and bytes,
+    in the order given), or ``missing:<name>`` for the first file that does not exist.
+
+    It identifies a dictionary or model by what it contains, whatever its version string says.
+    """
+    digest = hashlib.sha256()
+    for path in paths:
+        file = Path(path)
+        if not file.is_file():
+            return f"missing:{file.name}"
+        digest.update(f"{file.name}\0{file.stat().st_size}\0".encode("utf-8"))
+        with open(file, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return f"sha256={digest.hexdigest()[:12]}"
+
+
+def files_under(folder: Path | None, pattern: str = "*") -> tuple[str, ...]:
+    """Files matching ``pattern`` below ``folder`` (recursively, no ``__pycache__``), sorted."""
+    if folder is None or not folder.is_dir():
+        return ()
+    return tuple(
+        str(p) for p in sorted(folder.rglob(pattern)) if p.is_file() and "__pycache__" not in p.parts
+    )
+
+
+def dictionary_signature(label: str, distribution: str | None, paths: tuple[str, ...]) -> str:
+    """``<label>[:<version>]/<n>files:sha256=...``: a dictionary or model named by content."""
+    named = f"{label}:{version(distribution)}" if distribution else label
+    if not paths:
+        return f"{named}/missing"
+    return f"{named}/{len(paths)}files:{content_hash(paths)}"

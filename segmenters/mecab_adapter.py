@@ -25,6 +25,23 @@ def dictionary_dir() -> Path | None:
     return folder / "dicdir" if folder is not None else None
 
 
+def generic_tagger(fugashi: Any, dicdir: Path, segmenter: str, pip: str) -> Any:
+    """``fugashi.GenericTagger`` over exactly ``dicdir`` and its own ``mecabrc``.
+
+    Raises MissingDependencyError with the reinstall command when MeCab cannot start.
+    """
+    args = f'-d "{dicdir}" -r "{dicdir / "mecabrc"}"'
+    try:
+        return fugashi.GenericTagger(args)
+    except RuntimeError as exc:
+        lines = [line for line in str(exc).splitlines() if line.strip() and not line.startswith("-")]
+        reason = lines[-1] if lines else type(exc).__name__
+        raise MissingDependencyError(
+            f"segmenter {segmenter!r}: MeCab failed to start with {args}: {reason}; "
+            f"reinstall with: pip install --force-reinstall {pip}"
+        ) from None
+
+
 @register("mecab")
 class MecabSegmenter(Segmenter):
     """MeCab (fugashi) with unidic-lite: UniDic short units, as ``fugashi``'s surface forms."""
@@ -35,17 +52,7 @@ class MecabSegmenter(Segmenter):
         super().__init__(**norm)
         fugashi = require("fugashi", self.name, "fugashi")
         unidic_lite = require("unidic_lite", self.name, "unidic-lite")
-        dicdir = Path(unidic_lite.DICDIR)
-        args = f'-d "{dicdir}" -r "{dicdir / "mecabrc"}"'
-        try:
-            self._tagger = fugashi.GenericTagger(args)
-        except RuntimeError as exc:
-            lines = [line for line in str(exc).splitlines() if line.strip() and not line.startswith("-")]
-            reason = lines[-1] if lines else type(exc).__name__
-            raise MissingDependencyError(
-                f"segmenter 'mecab': MeCab failed to start with {args}: {reason}; "
-                "reinstall with: pip install --force-reinstall fugashi unidic-lite"
-            ) from None
+        self._tagger = generic_tagger(fugashi, Path(unidic_lite.DICDIR), self.name, "fugashi unidic-lite")
         self.dictionary_info = list(self._tagger.dictionary_info)
 
     def _segment(self, text: str) -> list[str]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any, Callable, TypeVar
+import os
+from typing import Any, Callable, Sequence, TypeVar
 
 from metaeval.errors import MetaevalError, MissingDependencyError, PluginError, UsageError, unknown_name
 from segmenters.base import SegmenterLike
@@ -90,8 +91,33 @@ def _load_plugin(ep: metadata.EntryPoint) -> Callable[..., Any]:
         raise UsageError(f"segmenter plug-in {ep.name!r} ({where}) failed to load: {type(exc).__name__}: {exc}") from None
 
 
-def get(spec: str, **options: Any) -> SegmenterLike:
+def _factory(name: str) -> Callable[..., Any]:
+    factory = _REGISTRY.get(name)
+    if factory is None:
+        plugins = _entry_points()
+        if name not in plugins:
+            raise unknown_name("segmenter", name, available())
+        factory = _load_plugin(plugins[name])
+    return factory
+
+
+def trains_on_text(factory: Any) -> bool:
+    """Whether a factory learns from text (``trains_on_text = True``), like ``spm``."""
+    return bool(getattr(factory, "trains_on_text", False))
+
+
+def get(
+    spec: str,
+    *,
+    training_text: Sequence[str] | None = None,
+    cache_dir: "str | os.PathLike[str] | None" = None,
+    **options: Any,
+) -> SegmenterLike:
     """A segmenter by name, e.g. ``get("jieba")``, ``get("char", nfkc=True)``, ``get("char:lowercase=true")``.
+
+    A segmenter that learns from text (``spm:vocab=8000``) is given ``training_text``
+    (scoring passes the corpus's reference lines) and ``cache_dir`` (where to keep what it
+    learnt); the others ignore both.
 
     Raises:
         UsageError: unknown name (the message lists the known ones) or invalid options.
@@ -102,13 +128,12 @@ def get(spec: str, **options: Any) -> SegmenterLike:
         raise UsageError(f"segmenter name must be a string, got {spec!r}")
     name, spec_options = parse_spec(spec)
     options = {**spec_options, **options}
-    factory = _REGISTRY.get(name)
-    if factory is None:
-        plugins = _entry_points()
-        if name not in plugins:
-            raise unknown_name("segmenter", name, available())
-        factory = _load_plugin(plugins[name])
+    factory = _factory(name)
     builtin = _is_builtin(factory)
+    label = segmenter_label(name, options)
+    if trains_on_text(factory):
+        options.setdefault("training_text", training_text)
+        options.setdefault("cache_dir", cache_dir)
     try:
         segmenter = factory(**options)
     except MetaevalError:
@@ -118,9 +143,9 @@ def get(spec: str, **options: Any) -> SegmenterLike:
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - third-party code fails in one line
         raise PluginError(f"segmenter plug-in {name!r} failed to start: {type(exc).__name__}: {_short(exc)}") from None
     if builtin:
-        segmenter.label = segmenter_label(name, options)
+        segmenter.label = getattr(segmenter, "label", None) or label
         return segmenter
-    return guarded(name, segmenter, segmenter_label(name, options))
+    return guarded(name, segmenter, label)
 
 
 def _is_builtin(factory: Any) -> bool:
@@ -149,6 +174,31 @@ def guarded(name: str, segmenter: Any, label: str | None = None) -> SegmenterLik
             f"segmenter plug-in {name!r} built {_shown(segmenter)}, which lacks {', '.join(missing)}"
         )
     return PluginSegmenter(name, segmenter, label or name)
+
+
+def learns_from_text(spec: str) -> bool:
+    """Whether the segmenter named by ``spec`` learns from text (unknown names raise)."""
+    if not isinstance(spec, str):
+        raise UsageError(f"segmenter name must be a string, got {spec!r}")
+    return trains_on_text(_factory(parse_spec(spec)[0]))
+
+
+def check(spec: str) -> None:
+    """Fail now on an unknown name or, for a segmenter that learns from text, bad options;
+    build any other segmenter (so a missing package is reported before data is read)."""
+    if not isinstance(spec, str):
+        raise UsageError(f"segmenter name must be a string, got {spec!r}")
+    name, options = parse_spec(spec)
+    factory = _factory(name)
+    if not trains_on_text(factory):
+        get(spec)
+        return
+    checker = getattr(factory, "check_options", None)
+    if callable(checker):
+        try:
+            checker(**options)
+        except TypeError as exc:
+            raise UsageError(f"segmenter {name!r}: invalid options {sorted(options)}: {exc}") from None
 
 
 def _short(exc: BaseException) -> str:

@@ -10,7 +10,11 @@ import segmenters
 from metaeval.errors import MissingDependencyError, PluginError, UnknownNameError, UsageError
 from segmenters import registry
 
-BUILTINS = ["13a", "char", "cjk-char", "intl", "ja-mecab", "jieba", "jieba-nohmm", "mecab", "pkuseg", "sacrebleu-zh", "sudachi", "whitespace"]
+BUILTINS = [
+    "13a", "char", "chasen", "cjk-char", "intl", "ja-mecab", "janome", "jieba", "jieba-nohmm", "mecab", "mecab-ipadic",
+    "mecab-jumandic", "nagisa", "pkuseg", "sacrebleu-zh", "spm", "sudachi", "sudachi-a", "sudachi-b", "sudachi-c",
+    "thulac", "whitespace",
+]  # fmt: skip
 
 
 def test_available_lists_the_builtins() -> None:
@@ -22,7 +26,7 @@ def test_unknown_name_lists_the_known_ones() -> None:
     with pytest.raises(UnknownNameError) as err:
         segmenters.get("jeiba")
     message = str(err.value)
-    assert message.startswith("unknown segmenter 'jeiba'; known segmenters: 13a, char, cjk-char,")
+    assert message.startswith("unknown segmenter 'jeiba'; known segmenters: 13a, char, chasen, cjk-char,")
     assert all(name in message for name in BUILTINS)
     assert "\n" not in message
 
