@@ -362,6 +362,41 @@ def cmd_equivalence(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """``metaeval sweep``: every granularity of the target language, then tables and a figure."""
+    from metaeval.api import read_corpus
+    from metaeval.errors import DataError
+    from metaeval.report.sweep import write_sweep
+    from metaeval.sweep import DEFAULT_METRICS, sweep
+
+    metrics = args.metric or list(DEFAULT_METRICS)
+    subwords = [] if args.no_subwords else (args.subword or None)
+    _check_names(list(args.segmenter or []) + list(subwords or []), metrics)
+    corpus, found = read_corpus(args.corpus, missing=args.missing)
+    judgments = _load_judgments(args) if (args.judgments or args.human_sys) else found
+    if judgments is None:
+        raise DataError(f"{args.corpus}: no human judgments found (judgments.tsv / human_sys.tsv); pass --judgments or --human-sys")
+    progress = _progress_bar(not args.quiet)
+    with _executor(args.jobs) or contextlib.nullcontext() as executor:
+        result = sweep(
+            corpus,
+            judgments,
+            segmenters=args.segmenter or None,
+            subwords=subwords,
+            metrics=metrics,
+            kinds=_split_list(args.kind) or None,
+            n_bootstrap=args.bootstrap,
+            seed=args.seed,
+            executor=executor,
+            cache_dir=args.cache_dir,
+            equivalence=not args.no_equivalence,
+            progress=progress,
+        )
+    for path in write_sweep(result, Path(args.out), overwrite=args.overwrite):
+        print(path)
+    return 0
+
+
 # --- parser --------------------------------------------------------------------------
 
 
@@ -433,6 +468,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--layout", choices=("table", "ranked"), default="ranked")
     common_output(p, RESULT_FORMATS, "text")
     p.set_defaults(func=cmd_leaderboard)
+
+    p = sub.add_parser("sweep", help="every granularity from characters through subwords to words, as a curve")
+    common_corpus(p)
+    common_stats(p)
+    p.add_argument("--out", required=True, help="folder for curve.png, summary.md and the TSV tables")
+    p.add_argument("--subword", action="append",
+                   help="subword granularity, e.g. spm:vocab=4000,type=bpe (repeatable; default: a ladder "
+                        "from the references' character count)")
+    p.add_argument("--no-subwords", action="store_true", help="no subword granularities")
+    p.add_argument("--no-equivalence", action="store_true", help="skip the Denoual-Lepage analysis over the ladder")
+    p.add_argument("--overwrite", action="store_true", help="replace existing files in --out")
+    p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("equivalence", help="the Denoual-Lepage BLEU-in-characters analysis")
     p.add_argument("corpus")

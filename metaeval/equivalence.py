@@ -236,17 +236,18 @@ def bleu_by_order(hyps: Mapping[str, Sequence[Tokens]], refs: Refs, max_order: i
     return bleu.scores_by_order(stats), bleu.scores_by_order(stats.sum(axis=1)), bleu.signature()
 
 
-def order_scores(corpus: Corpus, segmenter: Any, max_order: int) -> OrderScores:
+def order_scores(corpus: Corpus, segmenter: Any, max_order: int, cache: Any = None) -> OrderScores:
     """Segment ``corpus`` with ``segmenter`` (name or object) and score BLEU orders 1..max_order.
 
-    Each distinct text is segmented once.
+    Each distinct text is segmented once (texts a :class:`segmenters.SegmentationCache`
+    ``cache`` holds are not segmented again).
     """
     from metaeval.scoring import get_segmenter, segment_unique
 
     seg = get_segmenter(segmenter, corpus)
     refs = corpus.refs_list()
     texts = [t for ref in refs for t in ref] + [t for h in corpus.systems.values() for t in h]
-    table = segment_unique(seg, texts)
+    table = segment_unique(seg, texts, cache)
     ref_tokens = [[table[t] for t in ref] for ref in refs]
     hyp_tokens = {name: [table[t] for t in h] for name, h in corpus.systems.items()}
     seg_scores, sys_scores, metric_sig = bleu_by_order(hyp_tokens, ref_tokens, max_order)

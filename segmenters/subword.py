@@ -11,8 +11,9 @@ Training reads from memory and writes the model to memory: nothing touches the d
 ``spm-<hash>.model``, named by the SHA-256 of the training lines and the options. In memory,
 models are shared within the process under the same key.
 
-Tokens are the pieces without SentencePiece's word-boundary marker ``▁`` (U+2581); a piece
-that was only the marker is dropped. (A U+2581 in the text itself is indistinguishable from
+Tokens are the pieces without SentencePiece's word-boundary marker ``▁`` (U+2581), split
+at any whitespace inside them (SentencePiece leaves U+3000 in pieces); a piece that was only
+the marker or whitespace is dropped. (A U+2581 in the text itself is indistinguishable from
 the marker and dropped too.) Characters the model never saw come out as single-character
 pieces. ``vocab`` is the requested size; the trainer may stop earlier when the text has no
 more pieces to offer (``hard_vocab_limit=false``): the signature records the actual size.
@@ -130,6 +131,12 @@ def _vocab(value: Any) -> int:
     return vocab
 
 
+def _tokens(pieces: Sequence[str]) -> list[str]:
+    """Pieces without the marker, split at any whitespace left inside them (SentencePiece
+    keeps e.g. U+3000 within pieces), empty ones dropped."""
+    return [part for piece in pieces for part in piece.replace(MARKER, " ").split()]
+
+
 @register("spm")
 class SentencePieceSegmenter(Segmenter):
     """SentencePiece pieces of a model learnt from the corpus's references (or ``train=PATH``)."""
@@ -182,17 +189,14 @@ class SentencePieceSegmenter(Segmenter):
         return _vocab(vocab), type
 
     def _segment(self, text: str) -> list[str]:
-        return [piece.replace(MARKER, "") for piece in self._processor.encode(text, out_type=str)]
+        return _tokens(self._processor.encode(text, out_type=str))
 
     def segment_many(self, texts: Any) -> list[list[str]]:
         texts = list(texts)
         unique = list(dict.fromkeys(texts))
         normalized = [self.normalization(t) for t in unique] if self.normalization.active else unique
         encoded = self._processor.encode(normalized, out_type=str)
-        done = {
-            text: [tok for tok in (p.replace(MARKER, "") for p in pieces) if tok and not tok.isspace()]
-            for text, pieces in zip(unique, encoded)
-        }
+        done = {text: _tokens(pieces) for text, pieces in zip(unique, encoded)}
         return [list(done[text]) for text in texts]
 
     def options_signature(self) -> str:

@@ -21,13 +21,13 @@ DPI = 100
 SIZE = (6.4, 4.0)
 
 
-def _figure():  # -> matplotlib.figure.Figure
+def _figure(size: tuple[float, float] = SIZE):  # -> matplotlib.figure.Figure
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError:
         raise MissingDependencyError("plots need matplotlib: pip install matplotlib") from None
-    figure = Figure(figsize=SIZE, dpi=DPI)
+    figure = Figure(figsize=size, dpi=DPI)
     FigureCanvasAgg(figure)
     return figure
 
@@ -106,5 +106,49 @@ def line(
     if len(series) > 1:
         axes.legend(fontsize="small")
     axes.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    figure.tight_layout()
+    return _save(figure, path, overwrite)
+
+
+#: One line of a panel: x, y and the interval (ci_low, ci_high), arrays of shape (n,).
+Curve = tuple[Sequence[float], Sequence[float], Sequence[float], Sequence[float]]
+
+
+def curve_panels(
+    panels: Sequence[tuple[str, Mapping[str, Curve]]],
+    path: "str | os.PathLike[str]",
+    *,
+    xlabel: str = "",
+    title: str = "",
+    columns: int = 2,
+    overwrite: bool = False,
+) -> Path:
+    """A grid of panels, each with one line per series drawn through its points sorted by x
+    and a shaded band between ``ci_low`` and ``ci_high``; saved as PNG at ``path``.
+
+    ``panels`` is a sequence of (panel title, {series name: (x, y, ci_low, ci_high)}).
+    """
+    if not panels:
+        raise UsageError("curve_panels needs at least one panel")
+    columns = max(1, min(columns, len(panels)))
+    rows = -(-len(panels) // columns)
+    figure = _figure((5.2 * columns, 3.4 * rows + 0.4))
+    for index, (name, series) in enumerate(panels):
+        axes = figure.add_subplot(rows, columns, index + 1)
+        for label, (x, y, low, high) in series.items():
+            xs, ys, lo, hi = (_vector(v, label) for v in (x, y, low, high))
+            if not xs.shape == ys.shape == lo.shape == hi.shape:
+                raise UsageError(f"series {label!r}: x, y, ci_low and ci_high differ in length")
+            order = np.argsort(xs, kind="stable")
+            drawn = axes.plot(xs[order], ys[order], marker="o", markersize=3, linewidth=1, label=str(label))
+            axes.fill_between(xs[order], lo[order], hi[order], alpha=0.15, color=drawn[0].get_color(), linewidth=0)
+        axes.set_title(name, fontsize="medium")
+        axes.set_xlabel(xlabel, fontsize="small")
+        axes.tick_params(labelsize="small")
+        axes.grid(True, linewidth=0.3, color="0.85")
+        if index == 0:
+            axes.legend(fontsize="x-small")
+    if title:
+        figure.suptitle(title)
     figure.tight_layout()
     return _save(figure, path, overwrite)

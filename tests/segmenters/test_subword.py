@@ -22,10 +22,10 @@ LINES = ["東京都に住んでいます。", "東京に行きます。", "京�
 
 def test_tokens_are_the_text_without_the_marker(zh_refs: list[str]) -> None:
     seg = segmenters.get("spm:vocab=3000,type=unigram", training_text=zh_refs)
-    texts = zh_refs[:50] + ["我用 iPhone  15拍照。", "  ", "𠮷野家"]
+    texts = zh_refs[:50] + ["我用 iPhone  15拍照。", "  ", "𠮷野家", "口糧」\u3000\u3000在凌晨"]
     for text, tokens in zip(texts, seg.segment_many(texts)):
         assert "".join(tokens) == "".join(text.split())
-        assert all(tok and subword.MARKER not in tok and not tok.isspace() for tok in tokens)
+        assert all(tok and subword.MARKER not in tok and tok.split() == [tok] for tok in tokens)
     assert seg("我用 iPhone 15拍照。") == seg.segment_many(["我用 iPhone 15拍照。"])[0]
 
 

@@ -1,0 +1,1 @@
+"""The granularity sweep on public data (``python -m experiments.sweep``)."""

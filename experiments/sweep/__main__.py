@@ -1,0 +1,105 @@
+"""At which granularity do metrics agree best with humans? The sweep on four public corpora.
+
+    python -m experiments.sweep [--data DIR] [--out DIR] [--bootstrap N] [--only PATH ...]
+
+For each corpus of :data:`DATASETS` this runs :func:`metaeval.sweep.sweep` with its defaults
+(every segmenter of the target language that runs here, the SentencePiece ladder learnt
+from the references, BLEU, NIST, METEOR, GTM and 1-TER, 1000 bootstrap samples, seed 12345)
+and writes its files into ``<out>/<dataset>/`` (:func:`metaeval.report.sweep.write_sweep`).
+``<out>/summary.md`` gathers, per corpus, the best granularity of each metric and
+statistic, and the word-segmenter spread against the word-character gap;
+``<out>/runtime.json`` records how long each corpus took (the only file that changes from
+run to run: every other file is byte-identical for the same data, packages and seed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+import corpora
+from metaeval.errors import MetaevalError, UsageError
+from metaeval.report.equivalence import frame_section
+from metaeval.report.files import write_atomic
+from metaeval.report.sweep import write_sweep
+from metaeval.report.text import render_markdown
+from metaeval.sweep import best_granularities, dictionary_spread, sweep
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = Path(os.environ.get("METAEVAL_DATA", REPO.parent / "shared" / "data"))
+OUT = REPO / "experiments" / "results" / "sweep"
+DATASETS = ("wmt24-esa/en-zh", "wmt24-esa/en-ja", "wmt21/en-zh", "wmt21/en-ja")
+SEED = 12345
+
+
+def run(data: Path, out: Path, datasets: Sequence[str], n_bootstrap: int) -> dict[str, float]:
+    """Sweep each corpus, write its folder; return seconds per corpus."""
+    seconds: dict[str, float] = {}
+    best_frames, spread_frames, boundary_frames = [], [], []
+    for path in datasets:
+        folder = data / path
+        if not folder.is_dir():
+            raise UsageError(f"{folder}: corpus folder not found (set METAEVAL_DATA or pass --data)")
+        start = time.perf_counter()
+        corpus, judgments = corpora.read(folder)
+        result = sweep(corpus, judgments, n_bootstrap=n_bootstrap, seed=SEED)
+        write_sweep(result, out / path.replace("/", "_"), overwrite=True)
+        seconds[path] = round(time.perf_counter() - start, 1)
+        for frames, table in ((best_frames, best_granularities(result.results)), (spread_frames, dictionary_spread(result.results))):
+            frames.append(table.assign(dataset=path))
+        boundary_frames.append(_boundary_summary(result).assign(dataset=path))
+    sections = [
+        frame_section("Best granularity per corpus, metric and statistic (95% interval)", _first(pd.concat(best_frames))),
+        frame_section("Word segmenters among themselves (spread) against words against characters", _first(pd.concat(spread_frames))),
+        frame_section("Token boundaries: agreement between word segmenters against agreement with characters (F1)", _first(pd.concat(boundary_frames))),
+    ]
+    signature = [("datasets", ", ".join(datasets)), ("n_bootstrap", str(n_bootstrap)), ("seed", str(SEED))]
+    write_atomic(out / "summary.md", render_markdown("Granularity sweep: summary", signature, sections), overwrite=True)
+    return seconds
+
+
+def _first(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame[["dataset"] + [c for c in frame.columns if c != "dataset"]].reset_index(drop=True)
+
+
+def _boundary_summary(result) -> pd.DataFrame:  # noqa: ANN001
+    """Lowest and highest boundary F1 between two word segmenters, and between a word segmenter and char."""
+    family = dict(zip(result.granularities["name"], result.granularities["family"]))
+    table = result.boundaries
+    words = table[(table["a"].map(family) == "words") & (table["b"].map(family) == "words")]
+    with_char = table[((table["a"] == "char") & (table["b"].map(family) == "words")) | ((table["b"] == "char") & (table["a"].map(family) == "words"))]
+    return pd.DataFrame([{
+        "word_pairs": len(words),
+        "word_word_f1_min": words["f1"].min(), "word_word_f1_max": words["f1"].max(),
+        "word_char_f1_min": with_char["f1"].min(), "word_char_f1_max": with_char["f1"].max(),
+    }])  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m experiments.sweep", description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA, help=f"shared data folder (default {DATA})")
+    parser.add_argument("--out", type=Path, default=OUT, help=f"output folder (default {OUT})")
+    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples (default 1000)")
+    parser.add_argument("--only", action="append", choices=DATASETS, help="corpus to run (repeatable)")
+    args = parser.parse_args(argv)
+    datasets = tuple(args.only) if args.only else DATASETS
+    start = time.perf_counter()
+    try:
+        seconds = run(args.data, args.out, datasets, args.bootstrap)
+    except MetaevalError as exc:
+        sys.stderr.write(f"sweep: error: {exc}\n")
+        return exc.exit_code
+    runtime = {"seconds_per_dataset": seconds, "seconds_total": round(time.perf_counter() - start, 1), "cpus": os.cpu_count()}
+    write_atomic(args.out / "runtime.json", json.dumps(runtime, indent=1, sort_keys=True) + "\n", overwrite=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
