@@ -138,7 +138,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     lines = [f"metaeval {__version__}", "", "segmenters:"]
     for row in segmenters.info():
-        lines.append(f"  {row.name:13s} {row.description}")
+        lines.append(f"  {row.name:15s} {row.description}")
     lines += ["", "metrics:"]
     lines += [f"  {name:8s} {desc}" for name, desc in available_metrics().items()]
     lines += ["", "formats:"]

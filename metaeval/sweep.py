@@ -194,8 +194,11 @@ def sweep(
     names = list(segmenters) if segmenters else list(default_segmenters(corpus.target_lang))
     refs = reference_lines(corpus)
     names += list(subwords) if subwords is not None else subword_specs(refs)
-    for spec in names:
-        registry.check(spec)
+    for spec in names:  # unknown names and bad options fail before any work
+        try:
+            registry.check(spec)
+        except MissingDependencyError:
+            continue  # reported in ``skipped``
     stats_wanted = available_statistics(statistics)
     if not stats_wanted:
         raise UsageError(f"none of the statistics {list(statistics)} is known to this metaeval")
