@@ -186,7 +186,7 @@ def sweep(
     """
     from metaeval.api import correlate, package_versions
     from metaeval.equivalence import EquivalenceSettings, analyse, order_scores
-    from metaeval.scoring import reference_lines, score_corpus
+    from metaeval.scoring import reference_lines, score_corpus, segmenter_label
     import segmenters as registry
     from segmenters.cache import SegmentationCache
 
@@ -215,14 +215,15 @@ def sweep(
         cache = SegmentationCache(cache_dir)  # one per granularity: memory is freed as we go
         tokens = cache.segment(seg, texts)
         mean, n_tokens, n_chars = chars_per_token(tokens)
-        rows.append(Granularity(seg.name, family_of(seg.name), seg.signature(), mean, n_tokens, n_chars))
-        bounds[seg.name] = boundaries(tokens[: len(first_ref)])
+        label = segmenter_label(seg)
+        rows.append(Granularity(label, family_of(label), seg.signature(), mean, n_tokens, n_chars))
+        bounds[label] = boundaries(tokens[: len(first_ref)])
         del tokens
         scored = score_corpus(corpus, [seg], list(metrics), executor=executor, cache=cache)
         configs += scored.configs
         if equivalence and char_orders is not None:
             word = order_scores(corpus, seg, EQUIVALENCE_N, cache)
-            equiv.append(_equivalence_row(seg.name, analyse(word, char_orders, settings, corpus_name=corpus.name)))
+            equiv.append(_equivalence_row(label, analyse(word, char_orders, settings, corpus_name=corpus.name)))
         if progress:
             progress("granularities", i + 1, len(segs))
 
