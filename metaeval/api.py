@@ -172,6 +172,7 @@ class Study:
     results: pd.DataFrame
     scores: ScoreResult
     signature: dict[str, Any] = field(default_factory=dict)
+    judgments: Judgments | None = None
 
 
 def run(
@@ -189,12 +190,19 @@ def run(
     missing: str = "error",
     progress: Callable[[str, int, int], None] | None = None,
     cache_dir: "str | Path | None" = None,
+    **statistics_options: Any,
 ) -> Study:
     """The whole study: read, segment, score, correlate. Returns a :class:`Study`.
 
     Defaults follow Li et al. 2011: segmenters suited to the target language, metrics
-    BLEU, NIST, METEOR-exact, GTM, 1-TER and chrF; 1000 bootstrap samples.
+    BLEU, NIST, METEOR-exact, GTM, 1-TER and chrF; 1000 bootstrap samples; the statistics
+    of :data:`metaeval.evaluate.DEFAULT_STATISTICS`. ``statistics_options`` go to
+    :func:`metaeval.evaluate.evaluate` (``statistics``, ``groupings``, ``average``,
+    ``undefined``, ``refit_epsilon``, ``permutations``, ``permutation_seed``) and into the
+    signature.
     """
+    from metaeval.evaluate import statistics_signature
+
     corpus_obj, found = _as_corpus(corpus, missing=missing)
     judgments = judgments if judgments is not None else found
     if judgments is None:
@@ -217,6 +225,7 @@ def run(
         clusters=n_bootstrap > 0,
         dataset=corpus_obj.name,
         progress=progress,
+        **statistics_options,
     )
     signature = {
         "dataset": corpus_obj.name,
@@ -230,9 +239,10 @@ def run(
         "threshold": threshold,
         "n_bootstrap": n_bootstrap,
         "seed": seed,
+        "statistics": statistics_signature(**statistics_options),
         "versions": package_versions(),
     }
-    return Study(results=results, scores=scored, signature=signature)
+    return Study(results=results, scores=scored, signature=signature, judgments=judgments)
 
 
 __all__ = [

@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 from metaeval import __version__
 from metaeval.errors import MetaevalError, UsageError
 
-RESULT_FORMATS = ("text", "markdown", "html", "csv", "tsv", "json")
+RESULT_FORMATS = ("text", "markdown", "html", "csv", "tsv", "json", "latex")
 SCORE_FORMATS = ("tsv", "csv", "json")
 #: Files ``metaeval run --out DIR`` writes.
 RUN_OUTPUTS = ("results.tsv", "results.json", "leaderboard.md", "leaderboard.html", "scores.tsv")
@@ -109,6 +109,14 @@ def _bootstrap_count(text: str) -> int:
     value = _non_negative(text)
     if value == 1:
         raise argparse.ArgumentTypeError(BOOTSTRAP_ONE.replace("n_bootstrap=1", "1"))
+    return value
+
+
+def _positive(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    value = _non_negative(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
     return value
 
 
@@ -244,9 +252,12 @@ def cmd_correlate(args: argparse.Namespace) -> int:
         raise DataError(f"{path}: cannot read scores table ({str(exc).splitlines()[0]})") from None
     from metaeval.api import configs_from_table
 
+    from metaeval.evaluate import statistics_signature
+
     configs = configs_from_table(table, source=str(path))
     judgments = _load_judgments(args)
     kinds = _split_list(args.kind) or None
+    options = _statistics_options(args)
     results = correlate(
         configs,
         judgments,
@@ -256,9 +267,53 @@ def cmd_correlate(args: argparse.Namespace) -> int:
         n_bootstrap=args.bootstrap,
         seed=args.seed,
         dataset=path.stem,
+        **options,
     )
-    _emit(_results_text(results, {"scores": str(path), "judgments": str(args.judgments), "seed": args.seed, "n_bootstrap": args.bootstrap, "tie_policy": args.tie_policy, "version": __version__}, args.format, "ranked"), args.output, args.overwrite)
+    signature = {
+        "scores": str(path), "judgments": str(args.judgments), "seed": args.seed, "n_bootstrap": args.bootstrap,
+        "tie_policy": args.tie_policy, "statistics": statistics_signature(**options), "version": __version__,
+    }  # fmt: skip
+    if args.comparisons:
+        _write_comparisons(args, configs, judgments, results, options)
+    _emit(_results_text(results, signature, args.format, "ranked"), args.output, args.overwrite)
     return 0
+
+
+def _statistics_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The statistics options of ``correlate`` and ``run`` (defaults left to the API)."""
+    options: dict[str, Any] = {
+        "average": args.average, "undefined": args.undefined, "refit_epsilon": not args.fixed_epsilon,
+        "permutations": args.permutations,
+    }  # fmt: skip
+    statistics = _split_list(args.statistic)
+    if statistics:
+        options["statistics"] = statistics
+    groupings = _split_list(args.grouping)
+    if groupings:
+        options["groupings"] = groupings
+    return options
+
+
+def _write_comparisons(args: argparse.Namespace, configs, judgments, results, options: dict) -> None:  # noqa: ANN001
+    """Paired tests of every ranking, written to ``--comparisons`` (format from its suffix)."""
+    from metaeval.evaluate import compare_all
+
+    tests = compare_all(
+        configs, judgments, results, args.compare, tie_policy=args.tie_policy, threshold=args.threshold,
+        n_bootstrap=args.bootstrap, seed=args.seed,
+        **{k: v for k, v in options.items() if k not in ("statistics", "groupings")},
+    )  # fmt: skip
+    out = Path(args.comparisons)
+    fmt = {".csv": "csv", ".json": "json", ".tex": "latex"}.get(out.suffix.lower(), "tsv")
+    if fmt == "latex":
+        from metaeval.report.latex import latex_table
+
+        text = latex_table(tests, caption=f"Paired {args.compare} tests")
+    elif fmt == "json":
+        text = _table_text(tests, fmt)
+    else:  # full precision: p-values and correlations read back exactly
+        text = tests.to_csv(sep="," if fmt == "csv" else "\t", index=False, lineterminator="\n")
+    _emit(text, str(out), args.overwrite)
 
 
 def _results_text(results, signature: dict, fmt: str, layout: str) -> str:  # noqa: ANN001
@@ -291,7 +346,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             missing=args.missing,
             progress=progress,
             cache_dir=args.cache_dir,
+            **_statistics_options(args),
         )
+    if args.comparisons:
+        _write_comparisons(args, study.scores.configs, study.judgments, study.results, _statistics_options(args))
     if args.out:
         _write_run_folder(Path(args.out), study, args.overwrite)
     text = _results_text(study.results, study.signature, args.format, args.layout)
@@ -435,6 +493,26 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--judgments", help="judgment file (long TSV or any known format)")
         p.add_argument("--judgments-format", default=None, help="force a judgment file format")
         p.add_argument("--human-sys", help="system-level human scores TSV (system + one column per kind)")
+        p.add_argument("--statistic", action="append", metavar="LEVEL:NAME",
+                       help="statistic to compute, e.g. seg:acc_eq, sys:soft_pairwise_accuracy (repeatable; "
+                            "a bare name means every level where it exists; default: Li et al. 2011's plus "
+                            "seg:acc_eq, sys:pairwise_accuracy, sys:soft_pairwise_accuracy)")
+        p.add_argument("--grouping", action="append", metavar="none|item|sys",
+                       help="segment-level grouping (repeatable; default: each statistic's own, "
+                            "none for correlations, item for acc_eq/tau_eq)")
+        p.add_argument("--average", choices=("macro", "micro"), default="macro",
+                       help="grouped tie-aware statistics: plain mean over groups, or weighted by group size")
+        p.add_argument("--undefined", choices=("skip", "zero"), default="skip",
+                       help="groups where a tie-aware statistic is undefined: skip them or count them as 0")
+        p.add_argument("--fixed-epsilon", action="store_true",
+                       help="keep the tie-calibration epsilon of the full sample in every bootstrap resample "
+                            "(default: re-fit it per resample, grouping item)")
+        p.add_argument("--permutations", type=_positive, default=1000,
+                       help="permutations of soft pairwise accuracy (default 1000)")
+        p.add_argument("--compare", choices=("bootstrap", "permutation", "williams"), default="bootstrap",
+                       help="paired test between configurations written to --comparisons (default bootstrap)")
+        p.add_argument("--comparisons", metavar="FILE",
+                       help="write the paired tests of every ranking here (.tsv, .csv, .json or .tex)")
 
     def common_output(p: argparse.ArgumentParser, formats: Sequence[str], default: str) -> None:
         p.add_argument("--format", "-f", choices=formats, default=default)
@@ -488,7 +566,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-word-order", type=int, default=4)
     p.add_argument("--max-char-order", type=int, default=30)
     p.add_argument("--missing", choices=("error", "skip", "empty"), default="error")
-    common_output(p, ("text", "markdown", "json"), "text")
+    common_output(p, ("text", "markdown", "json", "latex"), "text")
     p.set_defaults(func=cmd_equivalence)
     return parser
 

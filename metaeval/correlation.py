@@ -22,6 +22,7 @@ NaN with a reason, never 0 and never an exception.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -59,6 +60,7 @@ class Correlation:
             that skip undefined groups.
         undefined_reason: why ``value`` is NaN (None when defined).
         samples: the bootstrap values ``[n_samples]`` (NaN for undefined samples).
+        epsilon: the metric tie threshold of tie-calibrated statistics (NaN elsewhere).
     """
 
     value: float
@@ -69,6 +71,7 @@ class Correlation:
     counts: Mapping[str, float] | None = None
     undefined_reason: str | None = None
     samples: np.ndarray | None = field(default=None, repr=False)
+    epsilon: float = math.nan
 
     @property
     def defined(self) -> bool:
@@ -116,9 +119,7 @@ def _with_samples(result: Correlation, samples: np.ndarray | None, level: float)
     if samples is None:
         return result
     low, high = percentile_ci(samples, level) if result.defined else (math.nan, math.nan)
-    return Correlation(
-        result.value, low, high, result.n, result.p_value, result.counts, result.undefined_reason, samples
-    )
+    return dataclasses.replace(result, ci_low=low, ci_high=high, samples=samples)
 
 
 # --------------------------------------------------------------------------- pairwise consistency

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -37,10 +37,13 @@ from metaeval.correlation import (
     TIE_POLICIES,
     Correlation,
     bootstrap_indices,
+    correlate_vectors,
+    undefined,
     consistency,
     pair_counts,
     paired_bootstrap_test,
     paired_permutation_test,
+    percentile_ci,
     resample_weights,
     segment_correlation,
     significance_clusters,
@@ -48,51 +51,128 @@ from metaeval.correlation import (
 )
 from metaeval.errors import UsageError
 from metaeval.scoretable import ConfigScores
+from metaeval.syspairs import (
+    DEFAULT_PERMUTATIONS,
+    pairwise_accuracy,
+    soft_pairwise_accuracy,
+    swap_signs,
+    system_kendall_c,
+    williams_test,
+)
+from metaeval.tiestats import AVERAGES, CALIBRATED, SEGMENT_STATISTICS, UNDEFINED_POLICIES, Options, tie_statistic
 
 RESULT_COLUMNS = (
     "dataset", "metric", "segmenter", "config", "judgment_kind", "level", "statistic", "grouping",
-    "tie_policy", "value", "ci_low", "ci_high", "n", "p_value", "concordant", "discordant",
+    "tie_policy", "value", "epsilon", "ci_low", "ci_high", "n", "p_value", "concordant", "discordant",
     "metric_ties", "human_ties", "sys_human", "note",
 )  # fmt: skip
 LEVELS = ("seg", "sys")
-STATISTICS = PAIRWISE + CORRELATIONS
+
+
+@dataclass(frozen=True)
+class StatisticSpec:
+    """One entry of the statistics registry: where a statistic exists and how it is grouped.
+
+    ``groupings``: the groupings it accepts at segment level (empty: pairs formed per segment
+    or per (segment, judge), Li et al. 2011); ``default_grouping``: used when none is asked for;
+    ``ties``: how human and metric ties count, for the reader.
+    """
+
+    name: str
+    levels: tuple[str, ...]
+    groupings: tuple[str, ...]
+    default_grouping: str
+    ties: str
+
+
+REGISTRY: dict[str, StatisticSpec] = {
+    spec.name: spec
+    for spec in (
+        StatisticSpec("consistency", ("seg",), (), "", "human ties skipped; metric ties by tie policy (Li et al. 2011)"),
+        StatisticSpec("kendall_like", ("seg",), (), "", "as consistency; (C - D) / (C + D)"),
+        StatisticSpec("pearson", ("seg", "sys"), GROUPINGS, "none", "no tie handling"),
+        StatisticSpec("spearman", ("seg", "sys"), GROUPINGS, "none", "mid-ranks"),
+        StatisticSpec("kendall", ("seg", "sys"), GROUPINGS, "none", "tau-b"),
+        StatisticSpec("kendall_b", ("seg",), GROUPINGS, "none", "tau-b (mt-metrics-eval KendallVariants b)"),
+        StatisticSpec("kendall_c", ("seg", "sys"), GROUPINGS, "none", "tau-c"),
+        StatisticSpec("kendall_23", ("seg",), GROUPINGS, "none", "ties count; tied by both = correct (Deutsch et al. 2023)"),
+        StatisticSpec("kendall_acc23", ("seg",), GROUPINGS, "none", "ties count; tied by both = correct (Deutsch et al. 2023)"),
+        StatisticSpec("acc_eq", ("seg",), GROUPINGS, "item", "acc23 with tie calibration (WMT23)"),
+        StatisticSpec("tau_eq", ("seg",), GROUPINGS, "item", "tau23 with tie calibration"),
+        StatisticSpec("pairwise_accuracy", ("sys",), (), "-", "a pair tied on both sides agrees (Kocmi et al. 2021)"),
+        StatisticSpec("soft_pairwise_accuracy", ("sys",), (), "-", "from permutation p-values (Thompson et al. 2024, WMT24)"),
+    )
+}
+STATISTICS = tuple(REGISTRY)
 #: Statistics computed by default, as ``level:statistic``: Li et al. 2011's segment-level
-#: consistency (with its Kendall-like twin) and Pearson, and every system-level correlation.
+#: consistency (with its Kendall-like twin) and Pearson, every system-level correlation, and
+#: the WMT23-24 statistics: ``acc_eq`` grouped by item, pairwise and soft pairwise accuracy.
 #: A bare name (``spearman``) asks for the statistic at every level where it exists.
-DEFAULT_STATISTICS = ("seg:consistency", "seg:kendall_like", "seg:pearson", "sys:pearson", "sys:spearman", "sys:kendall")
+DEFAULT_STATISTICS = (
+    "seg:consistency", "seg:kendall_like", "seg:pearson", "seg:acc_eq", "sys:pearson", "sys:spearman",
+    "sys:kendall", "sys:pairwise_accuracy", "sys:soft_pairwise_accuracy",
+)  # fmt: skip
 PAIR_GROUPS = ("auto", "judge", "segment")
 #: Grouping label of pairwise rows: pairs within a segment, or within a (segment, judge).
 PAIR_GROUP_LABELS = {"segment": "segment", "judge": "segment+judge"}
-COMPARE_METHODS = ("bootstrap", "permutation")
+COMPARE_METHODS = ("bootstrap", "permutation", "williams")
 
 Progress = Callable[[str, int, int], None]
 
 
+def parse_statistic(spec: str) -> tuple[str, str, str | None]:
+    """``LEVEL:NAME[@GROUPING]`` -> ``(level or "", name, grouping or None)``."""
+    head, _, grouping = spec.partition("@")
+    level, _, name = head.rpartition(":")
+    return level, name, grouping or None
+
+
 @dataclass(frozen=True)
 class Settings:
-    """Options of one meta-evaluation run (validated on construction)."""
+    """Options of one meta-evaluation run (validated on construction).
+
+    ``groupings``: segment-level groupings asked for; empty means each statistic's default
+    (:data:`REGISTRY`). ``average``/``undefined``: how grouped tie-aware statistics average
+    (mt-metrics-eval ``macro``, ``replace_nans_with_zeros``). ``refit_epsilon``: re-fit the
+    tie-calibration threshold on each bootstrap resample. ``permutations`` and
+    ``permutation_seed``: the segment swaps of soft pairwise accuracy (a seed of its own, so
+    that its value does not move with the bootstrap seed).
+    """
 
     tie_policy: str = "exclude"
     threshold: float | None = None
-    groupings: tuple[str, ...] = ("none",)
+    groupings: tuple[str, ...] = ()
     statistics: tuple[str, ...] = DEFAULT_STATISTICS
     levels: tuple[str, ...] = LEVELS
     n_bootstrap: int = 1000
     seed: int = 12345
     ci: float = 0.95
     pair_groups: str = "auto"
+    average: str = "macro"
+    undefined: str = "skip"
+    refit_epsilon: bool = True
+    permutations: int = DEFAULT_PERMUTATIONS
+    permutation_seed: int = 12345
 
     def __post_init__(self) -> None:
         for spec in self.statistics:
-            level, _, name = spec.rpartition(":")
-            if name not in STATISTICS or level not in ("",) + LEVELS or (level == "sys" and name in PAIRWISE):
-                known = ", ".join(STATISTICS + tuple(f"seg:{k}" for k in STATISTICS) + tuple(f"sys:{k}" for k in CORRELATIONS))
+            level, name, grouping = parse_statistic(spec)
+            entry = REGISTRY.get(name)
+            if entry is None or level not in ("",) + LEVELS or (level and level not in entry.levels):
+                known = ", ".join(f"{lv}:{k}" for k, e in REGISTRY.items() for lv in e.levels)
                 raise UsageError(f"unknown statistic {spec!r}; known: {known}")
+            if grouping is not None and grouping not in entry.groupings:
+                raise UsageError(
+                    f"statistic {spec!r}: {name} takes no grouping {grouping!r}; "
+                    f"groupings: {', '.join(entry.groupings) or '(none: pairs are formed per segment)'}"
+                )
         checks = (
             ("tie policy", (self.tie_policy,), TIE_POLICIES),
             ("grouping", self.groupings, GROUPINGS),
             ("level", self.levels, LEVELS),
             ("pair grouping", (self.pair_groups,), PAIR_GROUPS),
+            ("averaging", (self.average,), AVERAGES),
+            ("undefined policy", (self.undefined,), UNDEFINED_POLICIES),
         )
         if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
             raise UsageError(f"seed must be a non-negative integer, got {self.seed!r}")
@@ -106,6 +186,8 @@ class Settings:
             raise UsageError(f"n_bootstrap must be a non-negative integer, got {self.n_bootstrap!r}")
         if self.n_bootstrap == 1:
             raise UsageError(BOOTSTRAP_ONE)
+        if not isinstance(self.permutations, (int, np.integer)) or self.permutations < 1:
+            raise UsageError(f"permutations must be a positive integer, got {self.permutations!r}")
         if not 0.0 < self.ci < 1.0:
             raise UsageError(f"ci must be in (0, 1), got {self.ci!r}")
 
@@ -113,8 +195,20 @@ class Settings:
         """Statistics to compute at ``level``, in :data:`STATISTICS` order."""
         if level not in self.levels:
             return []
-        asked = {spec.rpartition(":")[2] for spec in self.statistics if spec.rpartition(":")[0] in ("", level)}
-        return [k for k in STATISTICS if k in asked and (level == "seg" or k in CORRELATIONS)]
+        asked = {name for lv, name, _ in map(parse_statistic, self.statistics) if lv in ("", level)}
+        return [k for k in STATISTICS if k in asked and level in REGISTRY[k].levels]
+
+    def groupings_of(self, statistic: str) -> tuple[str, ...]:
+        """Segment-level groupings of ``statistic``: those named in its specs
+        (``seg:acc_eq@item``), else the ones asked for (``groupings``), else its default."""
+        entry = REGISTRY[statistic]
+        if not entry.groupings:
+            return ()
+        named = [g for lv, name, g in map(parse_statistic, self.statistics) if name == statistic and lv != "sys" and g]
+        return tuple(dict.fromkeys(named)) or self.groupings or (entry.default_grouping,)
+
+    def tie_options(self, grouping: str) -> Options:
+        return Options(grouping, self.average, self.undefined, self.refit_epsilon)
 
 
 # --------------------------------------------------------------------------- human side
@@ -144,6 +238,7 @@ class _Human:
     sys_human: str  # given | derived | ""
     sys_samples: np.ndarray | None = field(default=None, repr=False)
     cache: dict = field(default_factory=dict, repr=False)  # human-side work shared by configs
+    signs: np.ndarray | None = field(default=None, repr=False)  # segment swaps of soft pairwise accuracy
 
 
 def _judged_systems(judgments: Judgments, kind: str) -> list[str]:
@@ -246,11 +341,17 @@ def _seg_items(config: ConfigScores, human: _Human, settings: Settings, weights:
             result = consistency(counts, statistic=statistic, tie_policy=settings.tie_policy, weights=weights, ci=settings.ci)
             items.append(_Item(config, human.kind, "seg", statistic, human.pair_label, result, "", ""))
             continue
-        for grouping in settings.groupings:
-            result = segment_correlation(
-                metric, human.seg, statistic, grouping, metric_direction=_direction(config),
-                human_direction=human.direction, weights=weights, ci=settings.ci, cache=human.cache,
-            )  # fmt: skip
+        for grouping in settings.groupings_of(statistic):
+            if statistic in CORRELATIONS:
+                result = segment_correlation(
+                    metric, human.seg, statistic, grouping, metric_direction=_direction(config),
+                    human_direction=human.direction, weights=weights, ci=settings.ci, cache=human.cache,
+                )  # fmt: skip
+            else:
+                result = tie_statistic(
+                    metric, human.seg, statistic, settings.tie_options(grouping), metric_direction=_direction(config),
+                    human_direction=human.direction, weights=weights, ci=settings.ci,
+                )  # fmt: skip
             note = ""
             if result.counts and result.counts.get("skipped"):
                 unit = "segments" if grouping == "item" else "systems"
@@ -260,25 +361,59 @@ def _seg_items(config: ConfigScores, human: _Human, settings: Settings, weights:
 
 
 def _sys_items(
-    config: ConfigScores, human: _Human, settings: Settings, metric_samples: np.ndarray | None
+    config: ConfigScores,
+    seg_config: ConfigScores,
+    human: _Human,
+    settings: Settings,
+    metric_samples: np.ndarray | None,
+    weights: np.ndarray | None,
 ) -> list[_Item]:
     items: list[_Item] = []
-    if human.sys is None:
-        return items
     for statistic in settings.wanted("sys"):
-        result = system_correlation(
-            config.sys_scores, human.sys, statistic, metric_direction=_direction(config),
-            human_direction=human.direction, metric_samples=metric_samples,
+        if statistic == "soft_pairwise_accuracy":
+            if human.seg is not None:  # like segment-level rows: none for system-only kinds
+                items.append(_spa_item(seg_config, human, settings, weights))
+            continue
+        if human.sys is None:
+            continue
+        options = dict(
+            metric_direction=_direction(config), human_direction=human.direction, metric_samples=metric_samples,
             human_samples=human.sys_samples if human.sys_human == "derived" else None, ci=settings.ci,
         )  # fmt: skip
+        if statistic == "pairwise_accuracy":
+            result = pairwise_accuracy(config.sys_scores, human.sys, **options)
+        elif statistic == "kendall_c":
+            result = system_kendall_c(config.sys_scores, human.sys, **options)
+        else:
+            result = system_correlation(config.sys_scores, human.sys, statistic, **options)
         items.append(_Item(config, human.kind, "sys", statistic, "-", result, human.sys_human, ""))
     return items
+
+
+def _spa_item(config: ConfigScores, human: _Human, settings: Settings, weights: np.ndarray | None) -> _Item:
+    """Soft pairwise accuracy (its p-values come from segment scores, human and metric alike)."""
+    if human.signs is None:
+        human.signs = swap_signs(human.seg.shape[1], settings.permutations, np.random.default_rng(settings.permutation_seed))
+    result = soft_pairwise_accuracy(
+        config.seg_scores, human.seg, metric_direction=_direction(config), human_direction=human.direction,
+        signs=human.signs, weights=weights, ci=settings.ci,
+    )  # fmt: skip
+    note = (
+        f"one-sided permutation p-values from segment scores, {settings.permutations} permutations "
+        f"(seed {settings.permutation_seed})"
+    )
+    return _Item(config, human.kind, "sys", "soft_pairwise_accuracy", "-", result, "derived", note)
 
 
 def _resampling_note(item: _Item, settings: Settings, sys_resampling: str) -> str:
     if settings.n_bootstrap == 0:
         return "no bootstrap"
     text = f"bootstrap {settings.n_bootstrap} segment resamples (seed {settings.seed})"
+    if item.statistic == "soft_pairwise_accuracy":
+        return text + "; resampled p-values by the normal approximation of the permutation test, re-centred on the permutation value"
+    if item.statistic in CALIBRATED:
+        refit = settings.refit_epsilon and item.grouping == "item"
+        return text + ("; epsilon re-fitted on every resample" if refit else "; epsilon fixed at the full-sample value")
     if item.level == "sys":
         metric = "metric from resampled statistics" if sys_resampling == "stats" else "metric as mean of resampled segment scores"
         human = "human fixed (given)" if item.sys_human == "given" else "human recomputed (derived)"
@@ -305,6 +440,7 @@ def _row(item: _Item, settings: Settings, dataset: str, dropped: list[str]) -> d
         "grouping": item.grouping,
         "tie_policy": settings.tie_policy if pairwise else "",
         "value": r.value,
+        "epsilon": r.epsilon,
         "ci_low": r.ci_low,
         "ci_high": r.ci_high,
         "n": r.n,
@@ -381,7 +517,7 @@ def _items(
                     sys_samples[names] = sys_config.resampled_sys_scores(indices)
                 metric_samples = sys_samples[names]
             items = _seg_items(seg_config, human, settings, weights)
-            items += _sys_items(sys_config, human, settings, metric_samples)
+            items += _sys_items(sys_config, seg_config, human, settings, metric_samples, weights)
             for item in items:
                 item.config = config
                 out.append((item, human.dropped))
@@ -397,7 +533,7 @@ def evaluate(
     *,
     tie_policy: str = "exclude",
     threshold: float | None = None,
-    groupings: Sequence[str] = ("none",),
+    groupings: Sequence[str] = (),
     statistics: Sequence[str] = DEFAULT_STATISTICS,
     levels: Sequence[str] = LEVELS,
     n_bootstrap: int = 1000,
@@ -408,6 +544,11 @@ def evaluate(
     alpha: float = 0.05,
     dataset: str = "",
     progress: Progress | None = None,
+    average: str = "macro",
+    undefined: str = "skip",
+    refit_epsilon: bool = True,
+    permutations: int = DEFAULT_PERMUTATIONS,
+    permutation_seed: int = 12345,
 ) -> pd.DataFrame:
     """The ResultTable of ``configs`` against ``judgments``.
 
@@ -415,8 +556,12 @@ def evaluate(
     configurations x kinds x levels (seg, sys) x statistics x groupings. Segment level:
     ``consistency``/``kendall_like`` (grouping says how pairs were formed; ``n = C + D``
     after the tie policy; the count columns hold C and D without metric ties, the metric
-    ties and the human ties) and ``pearson``/``spearman``/``kendall`` per grouping. System
-    level: the correlations (grouping ``-``), ``sys_human`` saying which human scores.
+    ties and the human ties), ``pearson``/``spearman``/``kendall`` and the tie-aware
+    statistics of :mod:`metaeval.tiestats` per grouping (``groupings`` empty: each
+    statistic's default, :data:`REGISTRY`); ``epsilon`` holds the tie-calibration threshold
+    of ``acc_eq``/``tau_eq``. System level: the correlations, ``pairwise_accuracy``,
+    ``soft_pairwise_accuracy`` and ``kendall_c`` (grouping ``-``), ``sys_human`` saying
+    which human scores.
     ``p_value`` is scipy's p-value of the point estimate (NaN for pairwise statistics).
     Kinds present only as system scores give system-level rows only. ``kinds=None``: every
     kind present. With ``clusters=True``, columns ``rank`` (competition rank by value) and
@@ -425,8 +570,9 @@ def evaluate(
     statistic, grouping, tie policy). Same inputs and seed give the same table.
     """
     settings = Settings(
-        tie_policy, threshold, tuple(groupings), tuple(statistics), tuple(levels), n_bootstrap, seed, ci, pair_groups
-    )
+        tie_policy, threshold, tuple(groupings), tuple(statistics), tuple(levels), n_bootstrap, seed, ci, pair_groups,
+        average, undefined, refit_epsilon, permutations, permutation_seed,
+    )  # fmt: skip
     found = _items(configs, judgments, kinds, settings, progress)
     table = pd.DataFrame([_row(item, settings, dataset, dropped) for item, dropped in found], columns=list(RESULT_COLUMNS))
     if clusters:
@@ -439,11 +585,14 @@ def _ranking_keys(table: pd.DataFrame) -> pd.Series:
     return table[keys].astype(str).agg("\x1f".join, axis=1)
 
 
-def _cluster_order(results: list[Correlation], alpha: float) -> tuple[list[int], np.ndarray, np.ndarray]:
-    """Order (by value, best first; undefined left out), p-value matrix and cluster ranks."""
+def _cluster_order(
+    results: list[Correlation], alpha: float, bootstrap: bool = True
+) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """Order (by value, best first; undefined left out), p-value matrix (paired bootstrap,
+    or ones when ``bootstrap`` is False and the caller fills it) and cluster ranks."""
     order = sorted((i for i, r in enumerate(results) if r.defined), key=lambda i: -results[i].value)
     p = np.ones((len(order), len(order)))
-    for a in range(len(order)):
+    for a in range(len(order) if bootstrap else 0):
         for b in range(a + 1, len(order)):
             test = paired_bootstrap_test(results[order[a]], results[order[b]])
             p[a, b] = p[b, a] = test.p_value
@@ -482,55 +631,167 @@ def compare(
     method: str = "bootstrap",
     alpha: float = 0.05,
     pair_groups: str = "auto",
+    average: str = "macro",
+    undefined: str = "skip",
+    refit_epsilon: bool = True,
+    permutations: int = DEFAULT_PERMUTATIONS,
+    permutation_seed: int = 12345,
 ) -> pd.DataFrame:
     """Paired significance tests between every two configurations on one statistic.
 
     Configurations are ranked by value (best first; undefined ones left out). One row per
     pair ``(a, b)`` with ``a`` ranked above ``b``: ``metric_a, segmenter_a, config_a,
     metric_b, segmenter_b, config_b, value_a, value_b, delta, p_value, method, significant,
-    cluster_a, cluster_b``. ``method``: ``bootstrap`` (paired bootstrap on the shared
-    segment resamples, :func:`~metaeval.correlation.paired_bootstrap_test`) or
-    ``permutation`` (PERM-BOTH over (system, segment) cells at segment level and over
-    systems at system level, :func:`~metaeval.correlation.paired_permutation_test`;
-    ``n_bootstrap`` permutations). Clusters follow
+    cluster_a, cluster_b``. ``method``:
+
+    - ``bootstrap``: paired bootstrap on the shared segment resamples, two-sided
+      (:func:`~metaeval.correlation.paired_bootstrap_test`);
+    - ``permutation``: PERM-BOTH over (system, segment) cells at segment level and over
+      systems at system level (segments for soft pairwise accuracy), two-sided
+      (:func:`~metaeval.correlation.paired_permutation_test`; ``n_bootstrap`` permutations;
+      ``acc_eq``/``tau_eq`` re-fit epsilon on every permutation);
+    - ``williams``: Williams' test between two Pearson correlations with the humans
+      (statistic ``pearson``, grouping ``none`` or system level), one-sided that ``a``
+      correlates better (:func:`~metaeval.syspairs.williams_test`).
+
+    ``delta_ci_low``/``delta_ci_high``: the percentile interval of ``value_a - value_b``
+    over the shared bootstrap resamples (NaN without bootstrap). Clusters follow
     :func:`~metaeval.correlation.significance_clusters` on these p-values.
     """
     if method not in COMPARE_METHODS:
         raise UsageError(f"unknown comparison method {method!r}; known: {', '.join(COMPARE_METHODS)}")
-    if level not in LEVELS or (level == "sys" and statistic not in CORRELATIONS):
-        raise UsageError(f"no {statistic!r} at level {level!r}; levels: seg (any statistic), sys ({', '.join(CORRELATIONS)})")
-    if n_bootstrap < 1:
+    if statistic not in REGISTRY or level not in REGISTRY[statistic].levels:
+        known = ", ".join(f"{lv}:{k}" for k, e in REGISTRY.items() for lv in e.levels)
+        raise UsageError(f"no {statistic!r} at level {level!r}; known: {known}")
+    if method == "williams" and (statistic != "pearson" or (level == "seg" and grouping != "none")):
+        raise UsageError(
+            f"the Williams test compares two Pearson correlations over the same items (pearson, grouping none, "
+            f"or system level); got {level}:{statistic} grouping {grouping}: use bootstrap or permutation"
+        )
+    if n_bootstrap < 1 and method != "williams":
         raise UsageError(f"comparisons need n_bootstrap >= 1, got {n_bootstrap}")
+    grouped = (grouping,) if REGISTRY[statistic].groupings and level == "seg" else ()
     settings = Settings(
-        tie_policy, threshold, (grouping,), (statistic,), (level,), n_bootstrap, seed, 0.95, pair_groups
-    )
+        tie_policy, threshold, grouped, (f"{level}:{statistic}",), (level,), n_bootstrap, seed, 0.95, pair_groups,
+        average, undefined, refit_epsilon, permutations, permutation_seed,
+    )  # fmt: skip
     found = [item for item, _ in _items(configs, judgments, [kind], settings)]
     results = [item.result for item in found]
-    order, p, ranks = _cluster_order(results, alpha)
-    if method == "permutation":
+    order, p, ranks = _cluster_order(results, alpha, bootstrap=method == "bootstrap")
+    if method != "bootstrap":
         rng = np.random.default_rng(seed)
         for a in range(len(order)):
             for b in range(a + 1, len(order)):
-                test = _permutation(found[order[a]], found[order[b]], judgments, settings, rng)
-                p[a, b] = p[b, a] = test.p_value
+                ia, ib = found[order[a]], found[order[b]]
+                if method == "williams":
+                    p[a, b] = p[b, a] = _williams(ia, ib, judgments, settings)
+                else:
+                    p[a, b] = p[b, a] = _permutation(ia, ib, judgments, settings, rng).p_value
         ranks = np.array(significance_clusters(p, alpha), dtype=int)
+    label = {"bootstrap": "bootstrap", "permutation": "permutation", "williams": "williams (one-sided)"}[method]
     rows = []
     for a in range(len(order)):
         for b in range(a + 1, len(order)):
             ia, ib = found[order[a]], found[order[b]]
+            low, high = _delta_interval(ia.result, ib.result)
             rows.append({
                 "metric_a": ia.config.metric, "segmenter_a": ia.config.segmenter, "config_a": ia.config.config,
                 "metric_b": ib.config.metric, "segmenter_b": ib.config.segmenter, "config_b": ib.config.config,
                 "value_a": ia.result.value, "value_b": ib.result.value,
-                "delta": ia.result.value - ib.result.value, "p_value": p[a, b],
-                "method": method, "significant": bool(p[a, b] <= alpha),
+                "delta": ia.result.value - ib.result.value, "delta_ci_low": low, "delta_ci_high": high,
+                "p_value": p[a, b], "method": label, "significant": bool(p[a, b] <= alpha),
                 "cluster_a": int(ranks[a]), "cluster_b": int(ranks[b]),
             })  # fmt: skip
     columns = [
         "metric_a", "segmenter_a", "config_a", "metric_b", "segmenter_b", "config_b", "value_a", "value_b",
-        "delta", "p_value", "method", "significant", "cluster_a", "cluster_b",
+        "delta", "delta_ci_low", "delta_ci_high", "p_value", "method", "significant", "cluster_a", "cluster_b",
     ]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)
+
+
+def _delta_interval(a: Correlation, b: Correlation, level: float = 0.95) -> tuple[float, float]:
+    """Percentile interval of ``a - b`` over the shared bootstrap resamples (NaN without)."""
+    if a.samples is None or b.samples is None or not (a.defined and b.defined):
+        return math.nan, math.nan
+    return percentile_ci(a.samples - b.samples, level)
+
+
+def statistics_signature(**options: Any) -> dict[str, Any]:
+    """What a run's statistics were, with every option that changes a number: the
+    statistics and groupings asked for, averaging, epsilon re-fitting, permutations."""
+    settings = Settings(**{k: tuple(v) if k in ("statistics", "groupings") else v for k, v in options.items()})
+    return {
+        "asked": list(settings.statistics),
+        "groupings": list(settings.groupings) or "default per statistic (" + ", ".join(
+            f"{k}: {e.default_grouping}" for k, e in REGISTRY.items() if e.groupings
+        ) + ")",
+        "average": settings.average,
+        "undefined_groups": settings.undefined,
+        "epsilon": "re-fitted on every bootstrap resample (grouping item); fixed at the full-sample value otherwise"
+        if settings.refit_epsilon else "fixed at the full-sample value",
+        "soft_pairwise_accuracy": f"{settings.permutations} permutations, seed {settings.permutation_seed}; "
+        "bootstrap p-values by the normal approximation, re-centred on the permutation value",
+    }
+
+
+COMPARISON_KEYS = ("dataset", "judgment_kind", "level", "statistic", "grouping")
+
+
+def compare_all(
+    configs: Sequence[ConfigScores],
+    judgments: Judgments,
+    results: pd.DataFrame,
+    method: str = "bootstrap",
+    **options: Any,
+) -> pd.DataFrame:
+    """:func:`compare` for every ranking of ``results`` (same dataset, kind, level,
+    statistic and grouping) with two or more defined configurations.
+
+    ``options`` are those of :func:`compare` (the run's seed, bootstrap size...). With
+    ``williams``, only the Pearson rankings it applies to are compared. Columns:
+    :data:`COMPARISON_KEYS` followed by those of :func:`compare`.
+    """
+    frames = []
+    pairwise_labels = set(PAIR_GROUP_LABELS.values())
+    for key, rows in results.groupby(list(COMPARISON_KEYS), sort=False):
+        dataset, kind, level, statistic, grouping = key
+        if rows["value"].notna().sum() < 2:
+            continue
+        if method == "williams" and (statistic != "pearson" or (level == "seg" and grouping != "none")):
+            continue
+        names = set(rows["config"])
+        chosen = [c for c in configs if c.config in names]
+        grouping_arg = "none" if grouping in pairwise_labels or grouping == "-" else grouping
+        table = compare(chosen, judgments, kind, statistic, level, grouping=grouping_arg, method=method, **options)
+        for column, value in reversed(list(zip(COMPARISON_KEYS, key))):
+            table.insert(0, column, value)
+        frames.append(table)
+    if not frames:
+        raise UsageError(
+            f"no ranking to compare with {method!r}"
+            + (" (the Williams test needs pearson with grouping none, or system-level pearson)" if method == "williams" else "")
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def _williams(a: _Item, b: _Item, judgments: Judgments, settings: Settings) -> float:
+    """One-sided Williams p-value that ``a``'s Pearson correlation with the humans exceeds
+    ``b``'s, over the items both are measured on (judged cells, or systems)."""
+    systems = [s for s in a.config.systems if s in set(b.config.systems)]
+    human = _human(judgments, a.kind, systems, list(a.config.seg_ids), settings, None)
+    if a.level == "sys":
+        xa = _subset(a.config, human.sys_systems).sys_scores * _direction(a.config)
+        xb = _subset(b.config, human.sys_systems).sys_scores * _direction(b.config)
+        y = human.sys * human.direction
+    else:
+        xa = _subset(a.config, human.systems).seg_scores * _direction(a.config)
+        xb = _subset(b.config, human.systems).seg_scores * _direction(b.config)
+        y = human.seg * human.direction
+    keep = ~(np.isnan(y) | np.isnan(xa) | np.isnan(xb))
+    xa, xb, y = xa[keep], xb[keep], y[keep]
+    r_a, r_b = correlate_vectors(xa, y, "pearson").value, correlate_vectors(xb, y, "pearson").value
+    r_ab = correlate_vectors(xa, xb, "pearson").value
+    return williams_test(r_a, r_b, r_ab, int(keep.sum()))
 
 
 def _permutation(a: _Item, b: _Item, judgments: Judgments, settings: Settings, rng: np.random.Generator):  # noqa: ANN202
@@ -538,10 +799,21 @@ def _permutation(a: _Item, b: _Item, judgments: Judgments, settings: Settings, r
     systems = [s for s in a.config.systems if s in set(b.config.systems)]
     human = _human(judgments, a.kind, systems, list(a.config.seg_ids), settings, None)
     da, db = _direction(a.config), _direction(b.config)
+    if a.statistic == "soft_pairwise_accuracy":
+        ca, cb = _subset(a.config, human.systems), _subset(b.config, human.systems)
+        signs = swap_signs(len(a.config.seg_ids), settings.permutations, np.random.default_rng(settings.permutation_seed))
+
+        def spa(m: np.ndarray) -> float:
+            return soft_pairwise_accuracy(m, human.seg, human_direction=human.direction, signs=signs).value
+
+        return paired_permutation_test(spa, ca.seg_scores * da, cb.seg_scores * db, rng, settings.n_bootstrap)
     if a.level == "sys":
         ca, cb = _subset(a.config, human.sys_systems), _subset(b.config, human.sys_systems)
+        system_stat = {"pairwise_accuracy": pairwise_accuracy, "kendall_c": system_kendall_c}.get(a.statistic)
 
         def stat(m: np.ndarray) -> float:
+            if system_stat is not None:
+                return system_stat(m, human.sys, human_direction=human.direction).value
             return system_correlation(m, human.sys, a.statistic, human_direction=human.direction).value
 
         return paired_permutation_test(stat, ca.sys_scores * da, cb.sys_scores * db, rng, settings.n_bootstrap)
@@ -555,9 +827,14 @@ def _permutation(a: _Item, b: _Item, judgments: Judgments, settings: Settings, r
                 group_segments=human.group_segments,
             )  # fmt: skip
             return consistency(counts, statistic=a.statistic, tie_policy=settings.tie_policy).value
+        if a.statistic in SEGMENT_STATISTICS:
+            return tie_statistic(m, human.seg, a.statistic, settings.tie_options(a.grouping), human_direction=human.direction).value
         return segment_correlation(m, human.seg, a.statistic, a.grouping, human_direction=human.direction).value
 
     return paired_permutation_test(stat, ca.seg_scores * da, cb.seg_scores * db, rng, settings.n_bootstrap)
 
 
-__all__ = ["DEFAULT_STATISTICS", "LEVELS", "RESULT_COLUMNS", "STATISTICS", "Settings", "compare", "evaluate"]
+__all__ = [
+    "DEFAULT_STATISTICS", "LEVELS", "REGISTRY", "RESULT_COLUMNS", "STATISTICS", "Settings", "StatisticSpec",
+    "compare", "compare_all", "evaluate",
+]  # fmt: skip

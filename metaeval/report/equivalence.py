@@ -15,9 +15,10 @@ from metaeval.equivalence import EquivalenceResult
 from metaeval.errors import UsageError
 from metaeval.report.layout import Section
 from metaeval.report.results import flatten_signature, fmt_number, plain, to_json
+from metaeval.report.latex import render_latex
 from metaeval.report.text import render_markdown, render_text
 
-FORMATS = ("text", "markdown", "json")
+FORMATS = ("text", "markdown", "json", "latex")
 
 
 def frame_section(title: str, frame: pd.DataFrame) -> Section:
@@ -57,10 +58,10 @@ def equivalence_sections(result: EquivalenceResult, names: Sequence[str] | None 
 def render_equivalence(
     result: EquivalenceResult, fmt: str, title: str | None = None, names: Sequence[str] | None = None
 ) -> str:
-    """``text``, ``markdown`` or ``json``."""
+    """``text``, ``markdown``, ``json`` or ``latex``."""
     if fmt == "json":
         return to_json(equivalence_dict(result), indent=1) + "\n"
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
-    renderer = render_markdown if fmt == "markdown" else render_text
+    renderer = {"markdown": render_markdown, "latex": render_latex}.get(fmt, render_text)
     return renderer(title or result.title(), flatten_signature(result.signature), equivalence_sections(result, names))

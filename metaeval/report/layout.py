@@ -27,6 +27,7 @@ from metaeval.report.results import (
     competition_ranks,
     fmt_ci,
     fmt_count,
+    fmt_epsilon,
     fmt_number,
     order_rows,
 )
@@ -95,8 +96,12 @@ def _display_ranks(rows: pd.DataFrame) -> np.ndarray:
 def _ranked(key: tuple[tuple[str, str], ...], rows: pd.DataFrame, digits: int) -> Section:
     counted = rows["statistic"].isin(COUNTED_STATISTICS).any() or rows["concordant"].notna().any()
     has_note = (rows["note"] != "").any()
+    has_epsilon = "epsilon" in rows.columns and rows["epsilon"].notna().any()
     columns = ["rank", "cluster", "metric", "segmenter", "value", "95% CI", "n"]
     numeric = [True, True, False, False, True, False, True]
+    if has_epsilon:
+        columns.insert(5, "epsilon")
+        numeric.insert(5, True)
     if counted:
         columns += ["C", "D", "metric ties", "human ties"]
         numeric += [True] * 4
@@ -116,6 +121,8 @@ def _ranked(key: tuple[tuple[str, str], ...], rows: pd.DataFrame, digits: int) -
             fmt_ci(r.ci_low, r.ci_high, digits),
             fmt_count(r.n),
         ]
+        if has_epsilon:
+            cells.insert(5, fmt_epsilon(r.epsilon))
         if counted:
             cells += [fmt_count(r.concordant), fmt_count(r.discordant), fmt_count(r.metric_ties), fmt_count(r.human_ties)]
         if has_note:

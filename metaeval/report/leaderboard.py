@@ -2,7 +2,7 @@
 
     >>> page = render(results, signature, "html", layout="table", title="IWSLT'08 zh")
 
-Human formats (``text``, ``markdown``, ``html``) draw one section per ranking group in the
+Human formats (``text``, ``markdown``, ``html``, ``latex``) draw one section per ranking group in the
 chosen layout (:mod:`metaeval.report.layout`). Data formats (``csv``, ``tsv``, ``json``)
 hold every column of every row in ranking order, whatever the layout, and read back with
 :func:`metaeval.report.load_results`. Every format carries the signature unless
@@ -23,11 +23,12 @@ import pandas as pd
 from metaeval.errors import UsageError
 from metaeval.report.data import render_delimited, render_json
 from metaeval.report.html import render_html
+from metaeval.report.latex import render_latex
 from metaeval.report.layout import LAYOUTS, sections
 from metaeval.report.results import flatten_signature, normalise, order_rows
 from metaeval.report.text import render_markdown, render_text
 
-FORMATS = ("text", "markdown", "csv", "tsv", "json", "html")
+FORMATS = ("text", "markdown", "csv", "tsv", "json", "html", "latex")
 #: Columns :func:`select` filters on, by keyword.
 SELECTABLE = ("dataset", "metric", "segmenter", "config", "judgment_kind", "level", "statistic", "grouping", "tie_policy")
 
@@ -70,7 +71,7 @@ def render(
     Args:
         results: a ResultTable (DataFrame; see :mod:`metaeval.report.results`).
         signature: the run's signature dict; ``False`` (or ``None``) omits it.
-        format: ``text``, ``markdown``, ``csv``, ``tsv``, ``json`` or ``html``.
+        format: ``text``, ``markdown``, ``csv``, ``tsv``, ``json``, ``html`` or ``latex``.
         layout: ``ranked`` or ``table`` (human formats only).
         title: heading; defaults to the dataset name(s), or the signature's ``dataset``.
         digits: decimals shown in human formats (data formats keep full precision).
@@ -99,6 +100,8 @@ def render(
         return render_text(heading, pairs, parts)
     if format == "markdown":
         return render_markdown(heading, pairs, parts)
+    if format == "latex":
+        return render_latex(heading, pairs, parts)
     return render_html(heading, pairs, parts, digits)
 
 

@@ -26,7 +26,7 @@ OPTIONAL_COLUMNS = ("rank", "cluster")
 #: Columns a table must have; the others are filled with empty text or NaN.
 REQUIRED_COLUMNS = ("metric", "segmenter", "judgment_kind", "level", "statistic", "value")
 NUMERIC_COLUMNS = (
-    "value", "ci_low", "ci_high", "n", "p_value", "concordant", "discordant", "metric_ties",
+    "value", "epsilon", "ci_low", "ci_high", "n", "p_value", "concordant", "discordant", "metric_ties",
     "human_ties", "rank",
 )  # fmt: skip
 #: Columns printed as integers when they hold whole numbers.
@@ -116,6 +116,11 @@ def fmt_number(value: Any, digits: int = 3) -> str:
         return ""
     text = f"{float(value):.{digits}f}"
     return text[1:] if text.startswith("-") and float(text) == 0.0 else text
+
+
+def fmt_epsilon(value: Any) -> str:
+    """A tie threshold with four significant digits (``0.000748``); ``""`` for NaN/missing."""
+    return "" if _is_missing(value) else f"{float(value):.4g}"
 
 
 def fmt_count(value: Any) -> str:

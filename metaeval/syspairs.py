@@ -1,0 +1,242 @@
+"""System-level agreement on pairs of systems (WMT21-24) and the Williams test.
+
+- :func:`pairwise_accuracy`: the share of system pairs that metric and humans order the same
+  way, a pair tied on both sides counting as agreement (Kocmi et al. 2021, "To Ship or Not
+  to Ship"; mt-metrics-eval ``Agreement``).
+- :func:`system_kendall_c`: Kendall tau-c between system scores (mt-metrics-eval
+  ``KendallVariants(variant='c')``).
+- :func:`soft_pairwise_accuracy`: ``1 - mean |p_human - p_metric|`` over system pairs, where
+  ``p`` is the one-sided paired permutation p-value that system i beats system j, from the
+  segment scores (Thompson et al. 2024, WMT24 metrics task; mt-metrics-eval
+  ``PairwiseConfidenceError``). One matrix of random segment swaps (seeded) serves every pair.
+- :func:`williams_test`: Williams' test between two dependent correlations with the human
+  scores (Williams 1959; Graham & Baldwin 2014; mt-metrics-eval ``WilliamsTest``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+import scipy.stats
+
+from metaeval.correlation import Correlation, percentile_ci, undefined
+from metaeval.errors import UsageError
+from metaeval.tiestats import variant_values
+
+SYSTEM_STATISTICS = ("pairwise_accuracy", "soft_pairwise_accuracy", "kendall_c")
+DEFAULT_PERMUTATIONS = 1000
+
+
+def _upper(n: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.triu_indices(n, 1)
+
+
+def _agreement(metric: np.ndarray, human: np.ndarray) -> np.ndarray:
+    """Pairwise accuracy of each row of ``metric``/``human`` ``[S, n_sys]``."""
+    i, j = _upper(metric.shape[-1])
+    same = np.sign(metric[..., i] - metric[..., j]) == np.sign(human[..., i] - human[..., j])
+    return same.mean(axis=-1)
+
+
+def _system_statistic(
+    label: str,
+    rows: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    metric: np.ndarray,
+    human: np.ndarray,
+    metric_direction: int,
+    human_direction: int,
+    metric_samples: np.ndarray | None,
+    human_samples: np.ndarray | None,
+    ci: float,
+) -> Correlation:
+    """``rows`` (a statistic of each row pair ``[S, n_sys]``) on system scores, with the
+    checks every system-level pair statistic shares: two systems at least, no constant side
+    (every pair a tie), bootstrap rows from the resampled system scores (the human side
+    fixed without ``human_samples``)."""
+    x, y = np.asarray(metric, float), np.asarray(human, float)
+    if x.shape != y.shape or x.ndim != 1:
+        raise UsageError(f"system score vectors differ: {x.shape} vs {y.shape}")
+    x, y = x * metric_direction, y * human_direction
+    if x.size < 2:
+        return undefined(f"{label} needs at least 2 systems, got {x.size}", int(x.size))
+    for side, v in (("metric", x), ("human", y)):
+        if np.all(v == v[0]):
+            return undefined(f"constant {side} scores over {x.size} systems: every pair is a tie", int(x.size))
+    result = Correlation(float(rows(x[None], y[None])[0]), n=int(x.size), counts={"pairs": x.size * (x.size - 1) // 2})
+    if metric_samples is None:
+        return result
+    xs = np.asarray(metric_samples, float) * metric_direction
+    ys = np.broadcast_to(y, xs.shape) if human_samples is None else np.asarray(human_samples, float) * human_direction
+    samples = rows(xs, ys)
+    low, high = percentile_ci(samples, ci)
+    return Correlation(result.value, low, high, result.n, result.p_value, result.counts, None, samples)
+
+
+def pairwise_accuracy(
+    metric: np.ndarray,
+    human: np.ndarray,
+    *,
+    metric_direction: int = 1,
+    human_direction: int = 1,
+    metric_samples: np.ndarray | None = None,
+    human_samples: np.ndarray | None = None,
+    ci: float = 0.95,
+) -> Correlation:
+    """Pairwise accuracy between system scores ``[n_sys]`` (higher-better after directions);
+    ``n`` is the number of systems, as for every system-level statistic.
+
+    ``metric_samples``/``human_samples`` ``[n_samples, n_sys]`` are bootstrap system scores
+    (the human side stays fixed without samples).
+    """
+    return _system_statistic(
+        "pairwise accuracy", _agreement, metric, human, metric_direction, human_direction, metric_samples, human_samples, ci
+    )
+
+
+def _kendall_c_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """tau-c of each row pair of ``x``, ``y`` ``[S, n]``."""
+    i, j = _upper(x.shape[-1])
+    sx, sy = np.sign(x[:, i] - x[:, j]), np.sign(y[:, i] - y[:, j])
+    t = np.stack([(sx * sy > 0).sum(1), (sx * sy < 0).sum(1), ((sx == 0) & (sy != 0)).sum(1),
+                  ((sx != 0) & (sy == 0)).sum(1), ((sx == 0) & (sy == 0)).sum(1)], axis=1)  # fmt: skip
+    classes = np.minimum(_distinct(x), _distinct(y))
+    return variant_values(t, "kendall_c", np.full(len(x), x.shape[1]), classes)
+
+
+def _distinct(v: np.ndarray) -> np.ndarray:
+    s = np.sort(v, axis=1)
+    return 1 + (s[:, 1:] != s[:, :-1]).sum(axis=1)
+
+
+def system_kendall_c(
+    metric: np.ndarray,
+    human: np.ndarray,
+    *,
+    metric_direction: int = 1,
+    human_direction: int = 1,
+    metric_samples: np.ndarray | None = None,
+    human_samples: np.ndarray | None = None,
+    ci: float = 0.95,
+) -> Correlation:
+    """Kendall tau-c between system scores: ``2 (C - D) / (n^2 (k - 1) / k)``, k the fewer
+    distinct values of the two sides; undefined when either side ties everywhere."""
+    return _system_statistic(
+        "system-level kendall_c", _kendall_c_rows, metric, human, metric_direction, human_direction,
+        metric_samples, human_samples, ci,
+    )  # fmt: skip
+
+
+def swap_signs(n_segments: int, n_permutations: int, rng: np.random.Generator) -> np.ndarray:
+    """``[n_permutations, n_segments]`` of +1/-1: whether each segment's outputs are swapped."""
+    if n_permutations < 1:
+        raise UsageError(f"soft pairwise accuracy needs at least 1 permutation, got {n_permutations}")
+    return np.where(rng.random((n_permutations, n_segments)) < 0.5, -1.0, 1.0)
+
+
+def _pair_differences(seg: np.ndarray) -> np.ndarray:
+    """Per system pair (i < j), per segment ``s_i - s_j`` ``[n_pairs, n_seg]``, 0 where either is NaN."""
+    i, j = _upper(seg.shape[0])
+    d = seg[i] - seg[j]
+    return np.where(np.isnan(d), 0.0, d)
+
+
+def permutation_p_values(seg: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """One-sided p-values ``[n_pairs]`` that system i beats j (i < j): the share of
+    permutations whose summed swapped difference is at least the observed sum (segments
+    judged for both systems only)."""
+    d = _pair_differences(seg)
+    observed = d.sum(axis=1)
+    null = signs @ d.T  # [n_perm, n_pairs]
+    scale = np.abs(d).sum(axis=1)
+    return (null >= observed - 1e-9 * scale).mean(axis=0)
+
+
+def _normal_p_values(d: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Normal approximation of the permutation p-values for resampled segments: the
+    swapped sum has mean 0 and variance ``sum w^2 d^2``. ``[n_samples, n_pairs]``."""
+    observed = weights @ d.T
+    spread = np.sqrt((weights**2) @ (d**2).T)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = scipy.stats.norm.sf(observed / spread)
+    return np.where(spread > 0, p, 1.0)
+
+
+def soft_pairwise_accuracy(
+    metric_seg: np.ndarray,
+    human_seg: np.ndarray,
+    *,
+    metric_direction: int = 1,
+    human_direction: int = 1,
+    n_permutations: int = DEFAULT_PERMUTATIONS,
+    rng: np.random.Generator | None = None,
+    signs: np.ndarray | None = None,
+    weights: np.ndarray | None = None,
+    ci: float = 0.95,
+) -> Correlation:
+    """Soft pairwise accuracy from segment scores ``[n_sys, n_seg]`` (NaN = unjudged).
+
+    ``signs`` (from :func:`swap_signs`) or ``rng`` draws the permutations; passing the same
+    ``signs`` to every configuration makes their values comparable. ``weights``
+    (``[n_samples, n_seg]``) give bootstrap samples, whose p-values use the normal
+    approximation of the permutation distribution (a fresh Monte Carlo per resample would
+    cost a permutation test per sample).
+    """
+    x = np.asarray(metric_seg, float) * metric_direction
+    y = np.asarray(human_seg, float) * human_direction
+    if x.shape != y.shape or x.ndim != 2:
+        raise UsageError(f"metric and human matrices differ in shape: {x.shape} vs {y.shape}")
+    if x.shape[0] < 2:
+        return undefined(f"soft pairwise accuracy needs at least 2 systems, got {x.shape[0]}", int(x.shape[0]))
+    x = np.where(np.isnan(y), np.nan, x)
+    for side, v in (("metric", x), ("human", y)):
+        if not np.any(_pair_differences(v)):
+            return undefined(f"constant {side} scores: every system has the same segment scores", int(x.shape[0]))
+    if signs is None:
+        signs = swap_signs(x.shape[1], n_permutations, rng if rng is not None else np.random.default_rng(0))
+    p_human, p_metric = permutation_p_values(y, signs), permutation_p_values(x, signs)
+    value = 1.0 - float(np.mean(np.abs(p_human - p_metric)))
+    result = Correlation(value, n=int(x.shape[0]), counts={"pairs": len(p_human), "permutations": len(signs)})
+    samples = None
+    if weights is not None:
+        dy, dx = _pair_differences(y), _pair_differences(x)
+
+        def normal_spa(w: np.ndarray) -> np.ndarray:
+            return 1.0 - np.abs(_normal_p_values(dy, w) - _normal_p_values(dx, w)).mean(axis=1)
+
+        # re-centred on the Monte Carlo value: the resamples carry the sampling spread of
+        # the normal approximation, not its offset from the permutation estimate
+        samples = normal_spa(np.asarray(weights, float)) + (value - normal_spa(np.ones((1, x.shape[1])))[0])
+        low, high = percentile_ci(samples, ci)
+        result = Correlation(value, low, high, result.n, math.nan, result.counts, None, samples)
+    return result
+
+
+def williams_test(r12: float, r13: float, r23: float, n: int, one_sided: bool = True) -> float:
+    """Williams' test p-value that ``r12`` (metric 1 with humans) differs from ``r13``
+    (metric 2 with humans), given ``r23`` (metric 1 with metric 2) over ``n`` items:
+    ``t = (r12 - r13) sqrt((n-1)(1+r23)) / sqrt(2K (n-1)/(n-3) + rbar^2 (1-r23)^3)``,
+    ``K = 1 - r12^2 - r13^2 - r23^2 + 2 r12 r13 r23``, with n - 3 degrees of freedom."""
+    if n <= 3 or any(math.isnan(v) for v in (r12, r13, r23)):
+        return math.nan
+    k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
+    rbar = (r12 + r13) / 2
+    t_num = (r12 - r13) * math.sqrt((n - 1) * (1 + r23))
+    t_den = math.sqrt(max(2 * (n - 1) / (n - 3) * k + rbar**2 * (1 - r23) ** 3, 0.0))
+    if t_den == 0:
+        return math.nan
+    p = float(scipy.stats.t.sf(abs(t_num / t_den), n - 3))
+    return p if one_sided else min(1.0, 2 * p)
+
+
+__all__ = [
+    "DEFAULT_PERMUTATIONS",
+    "SYSTEM_STATISTICS",
+    "pairwise_accuracy",
+    "permutation_p_values",
+    "soft_pairwise_accuracy",
+    "swap_signs",
+    "system_kendall_c",
+    "williams_test",
+]
