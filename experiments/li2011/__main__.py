@@ -25,7 +25,7 @@ import pandas as pd
 import corpora
 from experiments.li2011.config import DATASETS, SEED, WORD_SEGMENTERS, Dataset
 from metaeval.api import run
-from metaeval.evaluate import compare
+from metaeval.evaluate import DEFAULT_STATISTICS, compare
 from metaeval.report.files import write_atomic
 from metaeval.report.leaderboard import render, select
 
@@ -34,14 +34,18 @@ DEFAULT_DATA = Path(os.environ.get("METAEVAL_DATA", REPO.parent / "shared" / "da
 DEFAULT_OUT = REPO / "experiments" / "results" / "li2011"
 
 
-def run_dataset(data: Path, ds: Dataset, n_bootstrap: int, executor=None) -> tuple[pd.DataFrame, dict, list]:  # noqa: ANN001
+def run_dataset(data: Path, ds: Dataset, n_bootstrap: int, executor=None, cache_dir=None) -> tuple[pd.DataFrame, dict, list]:  # noqa: ANN001
     """Results of every reference variant of one dataset, plus the paired tests."""
     corpus, judgments = corpora.read(data / ds.path)
     frames, tests = [], []
     signature: dict = {}
+    statistics = DEFAULT_STATISTICS + ds.statistics
     for label, refs in ds.reference_variants(corpus.reference_names):
         sub = corpus.subset(references=refs)
-        study = run(sub, judgments=judgments, n_bootstrap=n_bootstrap, seed=SEED, executor=executor)
+        study = run(
+            sub, judgments=judgments, n_bootstrap=n_bootstrap, seed=SEED, executor=executor, cache_dir=cache_dir,
+            statistics=statistics,
+        )  # fmt: skip
         results = study.results.copy()
         results["dataset"] = f"{ds.name}{label}"
         frames.append(results)
@@ -75,10 +79,16 @@ def char_vs_word(study, judgments, ds, label, kind, level, statistic, grouping, 
             | ((table.segmenter_b == "char") & (table.segmenter_a == best_word))
         ]
         p_value = float(pair.p_value.iloc[0]) if len(pair) else float("nan")
+        low, high = float("nan"), float("nan")
+        if len(pair):
+            # the interval is of (a - b); flip it when char is b
+            sign = 1.0 if pair.segmenter_a.iloc[0] == "char" else -1.0
+            low, high = sorted((sign * float(pair.delta_ci_low.iloc[0]), sign * float(pair.delta_ci_high.iloc[0])))
         rows.append({
             "dataset": f"{ds.name}{label}", "metric": metric, "judgment_kind": kind, "level": level,
             "statistic": statistic, "grouping": grouping, "char": values["char"], "best_word": best_word,
-            "best_word_value": words[best_word], "delta": values["char"] - words[best_word], "p_value": p_value,
+            "best_word_value": words[best_word], "delta": values["char"] - words[best_word],
+            "delta_ci_low": low, "delta_ci_high": high, "p_value": p_value,
         })  # fmt: skip
     return rows
 
@@ -171,6 +181,86 @@ def references_markdown(results: pd.DataFrame, base: str = "wmt21/en-zh", kind: 
     return "\n".join(lines) + "\n"
 
 
+#: The segment-level statistics that answer "how much came from ties", in the order shown.
+TIE_LADDER = (("consistency", "ties excluded (Li et al. 2011)"), ("kendall_acc23", "ties count, eps = 0"),
+              ("acc_eq", "ties count, calibrated eps"))  # fmt: skip
+
+
+def tie_rates(results: pd.DataFrame) -> pd.DataFrame:
+    """Share of human-ordered pairs the metric ties, per dataset, kind, metric and segmenter,
+    from the pair counts of the consistency rows: ``metric_ties / (C + D + metric_ties)``."""
+    rows = results[(results.statistic == "consistency") & results.concordant.notna()].copy()
+    compared = rows.concordant + rows.discordant + rows.metric_ties
+    rows["metric_tie_rate"] = rows.metric_ties / compared
+    return rows[["dataset", "judgment_kind", "metric", "segmenter", "metric_tie_rate"]].reset_index(drop=True)
+
+
+def ties_markdown(tests: pd.DataFrame, rates: pd.DataFrame) -> str:
+    """Char minus best word level on the same pairs under three treatments of ties, with the
+    metric tie rates of the two segmenters: the part of the 2011 advantage that ties explain."""
+    seg = tests[(tests.level == "seg") & tests.statistic.isin([s for s, _ in TIE_LADDER]) & ~tests.metric.isin(GRANULARITY_FREE)]
+    lines = [
+        "# How much of the character advantage comes from ties?\n",
+        "Segment level, pairs of systems within a segment. Δ = char − best word-level segmenter (best on that",
+        "statistic), 95% paired-bootstrap interval, two-sided p. `consistency` drops human and metric ties",
+        "(Li et al. 2011); `kendall_acc23` counts every pair, a metric tie being wrong unless the humans tie",
+        "too; `acc_eq` lets each configuration choose the metric difference below which it declares a tie",
+        "(Deutsch et al. 2023). Tie rate: share of human-ordered pairs the metric scores equal.\n",
+        "| dataset | metric | " + " | ".join(f"Δ {s} [95% CI] (p)" for s, _ in TIE_LADDER) + " | tie rate char | tie rate word |",
+        "|---|---|" + "---:|" * (len(TIE_LADDER) + 2),
+    ]
+    for (dataset, metric), group in seg.groupby(["dataset", "metric"], sort=True):
+        cells = []
+        for statistic, _ in TIE_LADDER:
+            hit = group[group.statistic == statistic]
+            if hit.empty:
+                cells.append("")
+                continue
+            r = hit.iloc[0]
+            cells.append(f"{r.delta:+.4f} [{r.delta_ci_low:+.4f}, {r.delta_ci_high:+.4f}] ({r.p_value:.3f})")
+        word = group[group.statistic == "consistency"].best_word
+        shown = []
+        for segmenter in ["char", word.iloc[0] if len(word) else ""]:
+            hit = rates[(rates.dataset == dataset) & (rates.metric == metric) & (rates.segmenter == segmenter)]
+            shown.append(f"{hit.metric_tie_rate.iloc[0]:.4f} ({segmenter})" if len(hit) else "")
+        lines.append(f"| {dataset} | {metric} | " + " | ".join(cells + shown) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def forest_plot(tests: pd.DataFrame, path: Path) -> None:
+    """Δ(char − best word) with its 95% paired-bootstrap interval, one row per dataset ×
+    metric × statistic (chrF left out: identical at every granularity)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = tests[~tests.metric.isin(GRANULARITY_FREE)].sort_values(["statistic", "dataset", "metric"], kind="mergesort")
+    rows = rows.reset_index(drop=True)
+    height = 0.16 * len(rows) + 1.2
+    fig, ax = plt.subplots(figsize=(8.5, height))
+    y = len(rows) - 1 - rows.index.to_numpy()
+    colors = {s: plt.cm.tab10(i % 10) for i, s in enumerate(dict.fromkeys(rows.statistic))}
+    for statistic, group in rows.groupby("statistic", sort=False):
+        yy = len(rows) - 1 - group.index.to_numpy()
+        # a percentile interval need not contain the point estimate: draw both as they are
+        ax.hlines(yy, group.delta_ci_low, group.delta_ci_high, color=colors[statistic], lw=1)
+        ax.plot(group.delta, yy, "o", ms=3, color=colors[statistic], label=f"{group.level.iloc[0]}:{statistic}")
+    ax.axvline(0.0, color="black", lw=0.8)
+    labels = [f"{r.dataset} · {r.metric} · {r.statistic}" + (f"@{r.grouping}" if r.level == "seg" and r.statistic != "consistency" else "")
+              for r in rows.itertuples()]  # fmt: skip
+    ax.set_yticks(y, labels, fontsize=5.5)
+    ax.set_ylim(-1, len(rows))
+    ax.set_xlabel("Δ = char − best word level (95% paired bootstrap interval)")
+    ax.legend(fontsize=6, loc="lower right")
+    ax.grid(axis="x", lw=0.3)
+    fig.tight_layout()
+    tmp = path.with_suffix(".tmp.png")
+    fig.savefig(tmp, dpi=150, metadata={"Software": None})
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Li, Zong & Ng 2011 on public data")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -178,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bootstrap", type=int, default=1000)
     parser.add_argument("--only", action="append", help="dataset names to run (default: all)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (results do not depend on it)")
+    parser.add_argument("--cache-dir", type=Path, default=None, help="keep segmentations here across runs")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     all_results, all_tests, signatures = [], [], {}
@@ -186,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.only and ds.name not in args.only:
             continue
         print(f"li2011: {ds.name}", file=sys.stderr, flush=True)
-        results, signature, tests = run_dataset(args.data, ds, args.bootstrap, executor)
+        results, signature, tests = run_dataset(args.data, ds, args.bootstrap, executor, args.cache_dir)
         signatures[ds.name] = signature
         all_results.append(results)
         all_tests += tests
@@ -196,6 +287,8 @@ def main(argv: list[str] | None = None) -> int:
     write_atomic(args.out / "results.tsv", results.to_csv(sep="\t", index=False, float_format="%.6g", lineterminator="\n"), overwrite=True)
     write_atomic(args.out / "char_vs_word.tsv", tests.to_csv(sep="\t", index=False, float_format="%.6g", lineterminator="\n"), overwrite=True)
     write_atomic(args.out / "summary.md", summary_markdown(tests), overwrite=True)
+    write_atomic(args.out / "ties.md", ties_markdown(tests, tie_rates(results)), overwrite=True)
+    forest_plot(tests, args.out / "forest.png")
     write_atomic(args.out / "references.md", references_markdown(results), overwrite=True)
     write_atomic(args.out / "results.json", json.dumps({"seed": SEED, "n_bootstrap": args.bootstrap, "signatures": signatures}, indent=1, sort_keys=True, ensure_ascii=False) + "\n", overwrite=True)
     print(summary_markdown(tests).split("## Every comparison")[0])

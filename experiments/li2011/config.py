@@ -26,6 +26,8 @@ class Dataset:
     tests: tuple[Table, ...] = ()
     #: reference subsets to evaluate separately, as (label, names); empty: all references
     ref_variants: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
+    #: statistics computed besides metaeval's defaults (``level:name@grouping``)
+    statistics: tuple[str, ...] = ()
 
     @property
     def slug(self) -> str:
@@ -37,19 +39,32 @@ class Dataset:
         return [(label, list(names)) for label, names in self.ref_variants]
 
 
+#: The WMT23-24 statistics next to Li et al.'s: acc23 at eps = 0 and acc_eq (tie calibration),
+#: both grouped by item as WMT23, and the WMT21-24 system-level pairwise accuracies.
+TIE_TABLES = (
+    ("esa", "seg", "kendall_acc23", "item"), ("esa", "seg", "acc_eq", "item"),
+    ("esa", "sys", "pairwise_accuracy", None), ("esa", "sys", "soft_pairwise_accuracy", None),
+)  # fmt: skip
+TIE_TESTS = (
+    ("esa", "seg", "kendall_acc23", "item"), ("esa", "seg", "acc_eq", "item"),
+    ("esa", "sys", "pairwise_accuracy", "none"), ("esa", "sys", "soft_pairwise_accuracy", "none"),
+)  # fmt: skip
+
+
 def _esa(name: str, path: str, lang: str) -> Dataset:
     seg = (("esa", "seg", "consistency", None), ("esa_z", "seg", "pearson", "none"))
     sys_ = (("esa", "sys", "spearman", None), ("esa_z", "sys", "spearman", None))
     tests = (("esa", "seg", "consistency", "none"), ("esa_z", "seg", "pearson", "none"), ("esa", "sys", "spearman", "none"))
     return Dataset(
         name, path, f"WMT24 English→{lang}, ESA (634 paragraphs × 12 systems, one rating each)",
-        tables=seg + sys_, tests=tests,
+        tables=seg + sys_ + TIE_TABLES, tests=tests + TIE_TESTS, statistics=("seg:kendall_acc23@item",),
     )
 
 
 def _sys(name: str, path: str, description: str, kind: str, refs=()) -> Dataset:  # noqa: ANN001
-    return Dataset(name, path, description, tables=((kind, "sys", "spearman", None), (kind, "sys", "pearson", None)),
-                   tests=((kind, "sys", "spearman", "none"),), ref_variants=refs)
+    return Dataset(name, path, description,
+                   tables=((kind, "sys", "spearman", None), (kind, "sys", "pearson", None), (kind, "sys", "pairwise_accuracy", None)),
+                   tests=((kind, "sys", "spearman", "none"), (kind, "sys", "pairwise_accuracy", "none")), ref_variants=refs)
 
 
 DATASETS: tuple[Dataset, ...] = (
@@ -63,7 +78,11 @@ DATASETS: tuple[Dataset, ...] = (
     Dataset(
         "mlqe-pe/en-zh-test20", "mlqe-pe/en-zh-test20",
         "MLQE-PE English→Chinese test20, one system, segment-level DA and HTER (reference = post-edit)",
-        tables=(("da_z", "seg", "pearson", "none"), ("da", "seg", "pearson", "none"), ("hter", "seg", "pearson", "none")),
-        tests=(("da_z", "seg", "pearson", "none"), ("hter", "seg", "pearson", "none")),
+        tables=(("da_z", "seg", "pearson", "none"), ("da", "seg", "pearson", "none"), ("hter", "seg", "pearson", "none"),
+                ("da", "seg", "kendall_acc23", "none"), ("da", "seg", "acc_eq", "none")),
+        tests=(("da_z", "seg", "pearson", "none"), ("hter", "seg", "pearson", "none"),
+               ("da", "seg", "kendall_acc23", "none"), ("da", "seg", "acc_eq", "none")),
+        # one system: items pooled over segments (grouping none) is the only grouping with pairs
+        statistics=("seg:kendall_acc23@none", "seg:acc_eq@none"),
     ),
 )
