@@ -1,7 +1,12 @@
 """``cjk-char``: CJK characters one by one, other runs split as mteval-v13a splits English.
 
-Each character of the classes below is its own token; the text between them is
-tokenized by sacrebleu's ``Tokenizer13a`` (Latin words, numbers, ASCII punctuation).
+Each character of the classes below is its own token; the text between them is split by
+the rules of mteval-v13a (sacrebleu's ``TokenizerRegexp``, the splitting part of
+``Tokenizer13a``: Latin words, numbers, ASCII punctuation). 13a's rewriting is not applied
+(it turns ``&amp;``, ``&lt;``, ``&gt;``, ``&quot;`` into ``&``, ``<``, ``>``, ``"`` and deletes
+``<skipped>``), so every token is a substring of the text it splits and chrF sees the same
+characters under every segmenter. Invisible characters and combining sequences follow
+:mod:`segmenters.characters` (options ``invisible`` and ``graphemes``).
 Compared with sacrebleu's ``TokenizerZh`` (sacrebleu 2.x ``tokenizer_zh.py``), whose
 ranges are written as 4-hex-digit string escapes, this fixes:
 
@@ -17,10 +22,13 @@ ranges are written as 4-hex-digit string escapes, this fixes:
 from __future__ import annotations
 
 import re
+
+import regex
 from typing import Any
 
 from segmenters._deps import require, version
 from segmenters.base import Segmenter
+from segmenters.characters import CharacterPolicy
 from segmenters.registry import register
 from segmenters.simple import RULES_VERSION
 
@@ -64,6 +72,8 @@ def _character_class() -> str:
 
 _CJK = re.compile(_character_class())
 _SPLIT = re.compile("(" + _character_class() + ")")
+_CLUSTER = regex.compile(r"\X")
+_MARK = regex.compile(r"\p{M}")
 
 
 def is_cjk(char: str) -> bool:
@@ -78,21 +88,41 @@ class CjkCharSegmenter(Segmenter):
 
     name = "cjk-char"
 
-    def __init__(self, **norm: Any) -> None:
+    def __init__(self, *, invisible: str = "drop", graphemes: Any = False, **norm: Any) -> None:
         super().__init__(**norm)
-        module = require("sacrebleu.tokenizers.tokenizer_13a", self.name, "sacrebleu")
-        self._tokenize13a = module.Tokenizer13a()
+        module = require("sacrebleu.tokenizers.tokenizer_re", self.name, "sacrebleu")
+        self._split13a = module.TokenizerRegexp()
+        self.characters = CharacterPolicy(invisible, graphemes)
 
     def _segment(self, text: str) -> list[str]:
-        # Same tokens as 13a over the text with spaces around each CJK character (13a rules
-        # never look across a space), but only the runs between CJK characters go through 13a.
+        # The 13a splitting rules never look across a space, so splitting only the runs
+        # between CJK characters gives the tokens of the whole text with spaces around each
+        # CJK character.
+        text = self.characters.clean(text)
+        pieces = _CLUSTER.findall(text) if self.characters.graphemes else _SPLIT.split(text)
         tokens: list[str] = []
-        for i, part in enumerate(_SPLIT.split(text)):
-            if i % 2:
-                tokens.append(part)
-            elif part and not part.isspace():
-                tokens.extend(self._tokenize13a(part).split())
+        run: list[str] = []
+        for piece in pieces:
+            if piece and is_cjk(piece[0]):
+                tokens.extend(self._split13a(" " + "".join(run) + " ").split())
+                tokens.append(piece)
+                run = []
+            else:
+                run.append(piece)
+        tokens.extend(self._split13a(" " + "".join(run) + " ").split())
+        if self.characters.graphemes:
+            # a cluster the 13a rules split (a mark after ASCII punctuation) is one token again
+            merged: list[str] = []
+            for token in tokens:
+                if merged and _MARK.match(token):
+                    merged[-1] += token
+                else:
+                    merged.append(token)
+            tokens = merged
         return tokens
+
+    def options_signature(self) -> str:
+        return self.characters.signature()
 
     @classmethod
     def describe(cls) -> str:

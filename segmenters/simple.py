@@ -6,10 +6,11 @@ from typing import Any, Callable
 
 from segmenters._deps import require, version
 from segmenters.base import Segmenter
+from segmenters.characters import CharacterPolicy
 from segmenters.registry import register
 
 #: Bumped whenever the rules of a segmenter defined in this package change.
-RULES_VERSION = "1"
+RULES_VERSION = "2"
 
 
 class _RuleSegmenter(Segmenter):
@@ -22,13 +23,22 @@ class _RuleSegmenter(Segmenter):
 
 @register("char")
 class CharSegmenter(_RuleSegmenter):
-    """Every non-whitespace character (code point) is one token: the "character level" of
-    Li, Zong & Ng 2011 and Denoual & Lepage 2005."""
+    """Every non-whitespace character is one token: the "character level" of Li, Zong & Ng
+    2011 and Denoual & Lepage 2005. A character is a code point (``graphemes=true``: a
+    grapheme cluster); invisible format characters are dropped unless ``invisible=keep``
+    (:mod:`segmenters.characters`)."""
 
     name = "char"
 
+    def __init__(self, *, invisible: str = "drop", graphemes: Any = False, **norm: Any) -> None:
+        super().__init__(**norm)
+        self.characters = CharacterPolicy(invisible, graphemes)
+
     def _segment(self, text: str) -> list[str]:
-        return list("".join(text.split()))
+        return self.characters.characters(self.characters.clean(text))
+
+    def options_signature(self) -> str:
+        return self.characters.signature()
 
 
 @register("whitespace")

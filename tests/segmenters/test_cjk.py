@@ -82,9 +82,12 @@ def test_tokens_cover_the_text(text: str) -> None:
 
 
 def test_same_tokens_as_13a_over_spaced_text(zh_refs: list[str], ja_refs: list[str]) -> None:
-    # The definition, with sacrebleu as the oracle: put spaces around every CJK character,
-    # then apply sacrebleu's 13a to the whole line.
-    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+    # The definition, with sacrebleu as the oracle: drop invisible format characters and
+    # variation selectors, put spaces around every CJK character, then apply the splitting
+    # rules of sacrebleu's 13a (its TokenizerRegexp, without 13a's unescaping) to the line.
+    import unicodedata
+
+    from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
 
     from segmenters.cjk import CJK_PUNCTUATION, CJK_RANGES
 
@@ -92,10 +95,23 @@ def test_same_tokens_as_13a_over_spaced_text(zh_refs: list[str], ja_refs: list[s
         def cjk(ch: str) -> bool:
             return ch in CJK_PUNCTUATION or any(lo <= ord(ch) <= hi for lo, hi, _ in CJK_RANGES)
 
-        return "".join(f" {ch} " if cjk(ch) else ch for ch in text)
+        def invisible(ch: str) -> bool:
+            code = ord(ch)
+            return unicodedata.category(ch) == "Cf" or 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF \
+                or 0x180B <= code <= 0x180F
 
-    oracle = Tokenizer13a()
+        return " " + "".join(f" {ch} " if cjk(ch) else ch for ch in text if not invisible(ch)) + " "
+
+    oracle = TokenizerRegexp()
     extra = ["U.S.A.的3.5%。", "价格:$9.99,约¥70。", "“好,”他说.", "&quot;引&quot;-\n号"]
     seg = segmenters.get("cjk-char")
     for line in zh_refs + ja_refs + extra:
         assert seg(line) == oracle(spaced(line)).split(), line
+
+
+def test_tokens_are_substrings_of_the_text() -> None:
+    """13a's unescaping is not applied: ``&amp;`` stays three tokens of the input, so chrF
+    sees the same characters under every segmenter."""
+    seg = segmenters.get("cjk-char")
+    assert seg("A&amp;B 的 &lt;x&gt; &quot;") == ["A", "&", "amp", ";", "B", "的", "&", "lt", ";", "x", "&", "gt", ";", "&", "quot", ";"]
+    assert seg("<skipped>字") == ["<", "skipped", ">", "字"]

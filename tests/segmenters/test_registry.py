@@ -120,4 +120,4 @@ def test_info_describes_builtins() -> None:
     assert rows["mecab"].description.startswith("fugashi:1.5.2|dict:unidic-lite:1.0.8/dicdir:")
     assert rows["jieba"].description.startswith("jieba:0.42.1|dict:dict.txt:5071852B")
     assert rows["pkuseg"].description.startswith("pkuseg:0.0.25|model:default(")
-    assert rows["cjk-char"].description == "rules:1|sacrebleu:2.6.0"
+    assert rows["cjk-char"].description == "rules:2|sacrebleu:2.6.0"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 import sacrebleu
 from hypothesis import given
@@ -21,9 +23,35 @@ def test_char_splits_every_non_whitespace_character() -> None:
 
 @given(st.text())
 def test_char_tokens_are_the_non_whitespace_characters(text: str) -> None:
-    tokens = segmenters.get("char")(text)
+    tokens = segmenters.get("char:invisible=keep")(text)
     assert all(len(tok) == 1 and not tok.isspace() for tok in tokens)
     assert "".join(tokens) == "".join(ch for ch in text if not ch.isspace())
+
+
+def _invisible(ch: str) -> bool:
+    code = ord(ch)
+    return unicodedata.category(ch) == "Cf" or any(
+        lo <= code <= hi for lo, hi in ((0xFE00, 0xFE0F), (0xE0100, 0xE01EF), (0x180B, 0x180F))
+    )
+
+
+@given(st.text())
+def test_char_drops_invisible_characters_by_default(text: str) -> None:
+    tokens = segmenters.get("char")(text)
+    assert "".join(tokens) == "".join(ch for ch in text if not ch.isspace() and not _invisible(ch))
+
+
+def test_invisible_and_combining_policy() -> None:
+    """Zero-width space, bidi marks, a BOM inside the line and variation selectors are not
+    characters; graphemes=true keeps a base and its combining marks together."""
+    text = "字\u200b典\u200e\u202b\ufeff e\u0301 か\u3099 葛\U000E0100 ❤\ufe0f"
+    assert segmenters.get("char")(text) == ["字", "典", "e", "\u0301", "か", "\u3099", "葛", "❤"]
+    assert segmenters.get("char:graphemes=true")(text) == ["字", "典", "e\u0301", "か\u3099", "葛", "❤"]
+    keep = segmenters.get("char:invisible=keep,graphemes=true")(text)
+    assert keep == ["字", "\u200b", "典", "\u200e", "\u202b", "\ufeff", "e\u0301", "か\u3099", "葛\U000E0100", "❤\ufe0f"]
+    for spec in ("char:invisible=hide", "char:graphemes=maybe", "cjk-char:invisible=x"):
+        with pytest.raises(UsageError):
+            segmenters.get(spec)
 
 
 def test_whitespace_splits_pre_segmented_text() -> None:
