@@ -427,9 +427,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from metaeval.report.sweep import write_sweep
     from metaeval.sweep import DEFAULT_METRICS, sweep
 
+    from metaeval.paths import check_writable_folder
+    from metaeval.report.files import check_output_folder
+    from metaeval.report.sweep import FILES
+
     metrics = args.metric or list(DEFAULT_METRICS)
     subwords = [] if args.no_subwords else (args.subword or None)
     _check_names(list(args.segmenter or []) + list(subwords or []), metrics)
+    check_output_folder(args.out, FILES, args.overwrite)
+    check_writable_folder(Path(args.out), "--out")
     corpus, found = read_corpus(args.corpus, missing=args.missing)
     judgments = _load_judgments(args) if (args.judgments or args.human_sys) else found
     if judgments is None:

@@ -16,7 +16,7 @@ import corpora
 from metaeval.cli import build_parser, main
 from tests.robustness._helpers import FAST, make_corpus, write
 
-SUBCOMMANDS = ("list", "segment", "score", "correlate", "run", "leaderboard", "equivalence")
+SUBCOMMANDS = ("list", "segment", "score", "correlate", "run", "leaderboard", "equivalence", "sweep")
 
 
 def run_cli(capsys, *argv: "str | Path") -> tuple[int, str, str]:
@@ -56,6 +56,8 @@ def usage_cases(corpus: Path, tmp: Path) -> list[tuple[str, list]]:
         ("run", ["run", corpus, "-s", "pkuseeg"]),
         ("leaderboard", ["leaderboard", tmp / "r.json", "--layout", "spiral"]),
         ("equivalence", ["equivalence", corpus, "--word-segmenter", "nosuch"]),
+        ("sweep", ["sweep", corpus, "--out", tmp / "o", "--subword", "spm:vocab=10,type=word"]),
+        ("sweep", ["sweep", corpus]),  # --out is required
     ]
 
 
@@ -68,6 +70,7 @@ def data_cases(corpus: Path, tmp: Path) -> list[tuple[str, list]]:
         ("run", ["run", tmp / "no-judgments", *FAST]),
         ("leaderboard", ["leaderboard", tmp / "broken.json"]),
         ("equivalence", ["equivalence", tmp / "no-such-corpus"]),
+        ("sweep", ["sweep", tmp / "no-such-corpus", "--out", tmp / "sweep-out", "-q"]),
     ]
 
 
