@@ -396,7 +396,7 @@ def _spa_item(config: ConfigScores, human: _Human, settings: Settings, weights: 
         human.signs = swap_signs(human.seg.shape[1], settings.permutations, np.random.default_rng(settings.permutation_seed))
     result = soft_pairwise_accuracy(
         config.seg_scores, human.seg, metric_direction=_direction(config), human_direction=human.direction,
-        signs=human.signs, weights=weights, ci=settings.ci,
+        signs=human.signs, weights=weights, ci=settings.ci, cache=human.cache.setdefault(("spa", config.seg_scores.shape), {}),
     )  # fmt: skip
     note = (
         f"one-sided permutation p-values from segment scores, {settings.permutations} permutations "

@@ -174,6 +174,7 @@ def soft_pairwise_accuracy(
     signs: np.ndarray | None = None,
     weights: np.ndarray | None = None,
     ci: float = 0.95,
+    cache: dict | None = None,
 ) -> Correlation:
     """Soft pairwise accuracy from segment scores ``[n_sys, n_seg]`` (NaN = unjudged).
 
@@ -195,19 +196,25 @@ def soft_pairwise_accuracy(
             return undefined(f"constant {side} scores: every system has the same segment scores", int(x.shape[0]))
     if signs is None:
         signs = swap_signs(x.shape[1], n_permutations, rng if rng is not None else np.random.default_rng(0))
-    p_human, p_metric = permutation_p_values(y, signs), permutation_p_values(x, signs)
+    cache = {} if cache is None else cache  # human-side p-values, shared by every configuration
+    if "p" not in cache:
+        cache["p"] = permutation_p_values(y, signs)
+    p_human, p_metric = cache["p"], permutation_p_values(x, signs)
     value = 1.0 - float(np.mean(np.abs(p_human - p_metric)))
     result = Correlation(value, n=int(x.shape[0]), counts={"pairs": len(p_human), "permutations": len(signs)})
     samples = None
     if weights is not None:
         dy, dx = _pair_differences(y), _pair_differences(x)
-
-        def normal_spa(w: np.ndarray) -> np.ndarray:
-            return 1.0 - np.abs(_normal_p_values(dy, w) - _normal_p_values(dx, w)).mean(axis=1)
-
+        w = np.asarray(weights, float)
+        ones = np.ones((1, x.shape[1]))
+        if "normal" not in cache:
+            cache["normal"] = _normal_p_values(dy, w), _normal_p_values(dy, ones)
+        human_w, human_1 = cache["normal"]
+        resampled = 1.0 - np.abs(human_w - _normal_p_values(dx, w)).mean(axis=1)
+        full = 1.0 - float(np.abs(human_1 - _normal_p_values(dx, ones)).mean())
         # re-centred on the Monte Carlo value: the resamples carry the sampling spread of
         # the normal approximation, not its offset from the permutation estimate
-        samples = normal_spa(np.asarray(weights, float)) + (value - normal_spa(np.ones((1, x.shape[1])))[0])
+        samples = resampled + (value - full)
         low, high = percentile_ci(samples, ci)
         result = Correlation(value, low, high, result.n, math.nan, result.counts, None, samples)
     return result
