@@ -72,16 +72,21 @@ def score(
     *,
     levels: Sequence[str] = LEVELS,
     executor: cf.Executor | None = None,
+    jobs: int = 1,
     missing: str = "error",
     progress: Callable[[str, int, int], None] | None = None,
+    cache_dir: "str | Path | None" = None,
 ) -> pd.DataFrame:
     """Scores of every system for every (segmenter, metric), as a long DataFrame.
 
     Columns: ``metric, segmenter, system, level, doc_id, seg_id, score, config``; ``seg_id``
-    is empty at system and document level. ``metric`` echoes the spec as given.
+    is empty at system and document level. ``metric`` echoes the spec as given. ``jobs``
+    local processes (or a cluster ``executor``) share the work; ``cache_dir`` keeps
+    segmentations and per-segment statistics across runs.
     """
     corpus_obj, _ = _as_corpus(corpus, missing=missing)
-    result = score_corpus(corpus_obj, segmenters, metrics, executor=executor, progress=progress)
+    result = score_corpus(corpus_obj, segmenters, metrics, executor=executor, jobs=jobs, progress=progress,
+                          cache=cache_dir, store=cache_dir)
     return result.table(levels)
 
 
@@ -187,6 +192,7 @@ def run(
     tie_policy: str = "exclude",
     threshold: float | None = None,
     executor: cf.Executor | None = None,
+    jobs: int = 1,
     missing: str = "error",
     progress: Callable[[str, int, int], None] | None = None,
     cache_dir: "str | Path | None" = None,
@@ -200,6 +206,9 @@ def run(
     :func:`metaeval.evaluate.evaluate` (``statistics``, ``groupings``, ``average``,
     ``undefined``, ``refit_epsilon``, ``permutations``, ``permutation_seed``) and into the
     signature.
+    ``jobs`` local processes or a cluster ``executor`` (Dask's ``Client.get_executor()``) share
+    segmentation and scoring; ``cache_dir`` keeps segmentations and per-segment statistics by
+    content hash, so a rerun computes only what changed. The numbers do not depend on either.
     """
     from metaeval.evaluate import statistics_signature
 
@@ -213,7 +222,8 @@ def run(
     judgments.validate_against(corpus_obj)
     segs = list(segmenters) if segmenters else list(default_segmenters(corpus_obj.target_lang))
     mets = list(metrics) if metrics else list(DEFAULT_METRICS)
-    scored = score_corpus(corpus_obj, segs, mets, executor=executor, progress=progress, cache=cache_dir)
+    scored = score_corpus(corpus_obj, segs, mets, executor=executor, jobs=jobs, progress=progress,
+                          cache=cache_dir, store=cache_dir)
     results = correlate(
         scored,
         judgments,

@@ -7,7 +7,6 @@ Exit status: 0 on success, 1 on bad data (one line naming the file and line or s
 from __future__ import annotations
 
 import argparse
-import contextlib
 import io
 import json
 import os
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from metaeval import __version__
+from metaeval.compute import workers
 from metaeval.errors import MetaevalError, UsageError
 
 RESULT_FORMATS = ("text", "markdown", "html", "csv", "tsv", "json", "latex")
@@ -120,22 +120,6 @@ def _positive(text: str) -> int:
     return value
 
 
-def _executor(jobs: int):  # noqa: ANN202
-    """A process pool for scoring, or None to score in this process (``--jobs 1``).
-
-    ``--jobs 0`` (the default) uses one worker per CPU but one: this process segments while
-    the workers score, then scores the chunks no worker has started.
-    """
-    import os
-
-    cpus = os.cpu_count() or 1
-    if jobs == 1 or (jobs == 0 and cpus < 2):
-        return None
-    import concurrent.futures as cf
-
-    return cf.ProcessPoolExecutor(max_workers=max(1, cpus - 1) if jobs == 0 else jobs)
-
-
 # --- subcommands -----------------------------------------------------------------------
 
 
@@ -195,8 +179,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     _check_output(args)
     corpus, _ = read_corpus(args.corpus, missing=args.missing)
     progress = _progress_bar(not args.quiet)
-    with _executor(args.jobs) or contextlib.nullcontext() as executor:
-        result = score_corpus(corpus, segs, metrics, executor=executor, progress=progress, cache=args.cache_dir)
+    with workers(args.jobs, args.scheduler) as (executor, jobs):
+        result = score_corpus(corpus, segs, metrics, executor=executor, jobs=jobs, progress=progress,
+                              cache=args.cache_dir, store=args.cache_dir)
     table = result.table(levels)
     _emit(_table_text(table, args.format), args.output, args.overwrite)
     return 0
@@ -331,7 +316,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     _check_output(args)
     judgments = _load_judgments(args) if (args.judgments or args.human_sys) else None
     progress = _progress_bar(not args.quiet)
-    with _executor(args.jobs) or contextlib.nullcontext() as executor:
+    with workers(args.jobs, args.scheduler) as (executor, jobs):
         study = run(
             args.corpus,
             segs,
@@ -343,6 +328,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             tie_policy=args.tie_policy,
             threshold=args.threshold,
             executor=executor,
+            jobs=jobs,
             missing=args.missing,
             progress=progress,
             cache_dir=args.cache_dir,
@@ -484,9 +470,12 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--missing", choices=("error", "skip", "empty"), default="error",
                        help="policy for segments a system lacks (default: error)")
         p.add_argument("--jobs", "-j", type=_non_negative, default=0,
-                       help="worker processes for scoring (default 0: one per CPU but one; 1: no pool)")
+                       help="processes for segmentation, scoring and bootstrap (default 0: one per CPU; 1: this process only)")
+        p.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run segmentation, scoring and bootstrap on a Dask cluster (tcp://host:8786 or a scheduler file)")
         p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
-        p.add_argument("--cache-dir", help="keep segmentations here across runs (keyed by segmenter signature)")
+        p.add_argument("--cache-dir", help="keep segmentations, per-segment statistics and correlations here "
+                       "across runs (keyed by content hash; a rerun computes only what changed)")
 
     def common_stats(p: argparse.ArgumentParser) -> None:
         p.add_argument("--kind", action="append", help="judgment kind(s) to evaluate (default: all present)")

@@ -194,17 +194,20 @@ def _score_chunk(
     hyp_tokens: dict[str, list[list[str]]],
     rows: dict[tuple[int, str], np.ndarray | None],
 ) -> dict[tuple[int, str], np.ndarray]:
-    """Statistics of the requested rows for every metric and system of one chunk.
+    """Statistics of the requested ``(metric, system)`` rows of one chunk.
 
-    Runs in a worker. A metric whose rows are all requested prepares its references once
-    for every system of the chunk; a metric asked for some rows only (the others are reused
-    from an earlier segmenter) prepares just those rows' references.
+    Runs in a worker. ``rows[(m, system)]`` is None for every segment, or the segments to
+    compute (the others are reused from an earlier segmenter); pairs not in ``rows`` are
+    known already. A metric whose rows are all requested prepares its references once for
+    every system of the chunk; one asked for some rows only prepares just those rows'.
     """
     out: dict[tuple[int, str], np.ndarray] = {}
     for m, choice in enumerate(choices):
         metric = choice.metric
         shared = None
         for system, hyps in hyp_tokens.items():
+            if (m, system) not in rows:
+                continue
             wanted = rows[(m, system)]
             if wanted is None:
                 if shared is None:
@@ -279,39 +282,83 @@ def _default_chunks(executor: cf.Executor | None) -> int:
     return 2 * int(workers)
 
 
+class _StatsStore:
+    """Per-segment statistics of (segmenter, metric, system) in a :class:`~metaeval.store.Store`.
+
+    The key names the metric and segmenter signatures and the SHA-256 of the reference texts
+    and of the system's hypothesis texts: the statistics are a function of exactly these.
+    """
+
+    def __init__(self, store, corpus: Corpus) -> None:  # noqa: ANN001
+        from metaeval.store import text_digest
+
+        self.store = store
+        self.refs = text_digest(t for ref in corpus.refs_list() for t in ["\x1e"] + list(ref))
+        self.hyps = {name: text_digest(hyps) for name, hyps in corpus.systems.items()}
+
+    def key(self, seg_signature: str, metric_signature: str, system: str) -> str:
+        return f"{metric_signature}\n{seg_signature}\nrefs:{self.refs}\nhyps:{self.hyps[system]}"
+
+    def get(self, seg_signature: str, metric_signature: str, system: str, n_seg: int) -> np.ndarray | None:
+        if self.store is None:
+            return None
+        entry = self.store.get("stats", self.key(seg_signature, metric_signature, system))
+        if entry is None or entry["stats"].ndim != 2 or entry["stats"].shape[0] != n_seg:
+            return None
+        return entry["stats"]
+
+    def put(self, seg_signature: str, metric_signature: str, system: str, stats: np.ndarray) -> None:
+        if self.store is not None:
+            self.store.put("stats", self.key(seg_signature, metric_signature, system), {"stats": stats})
+
+
 def score_corpus(
     corpus: Corpus,
     segmenters: Sequence,
     metrics: Sequence["str | Metric | MetricChoice"],
     *,
     executor: cf.Executor | None = None,
+    jobs: int = 1,
     chunks_per_segmenter: int | None = None,
     progress: ProgressCallback | None = None,
     cache=None,  # noqa: ANN001 - a SegmentationCache, or a folder for one
+    store=None,  # noqa: ANN001 - a metaeval.store.Store, or a folder for one
 ) -> ScoreResult:
     """Score every system of ``corpus`` with every (segmenter, metric) pair.
 
-    ``segmenters`` are registry names or segmenter objects; ``metrics`` are specs
-    (``"bleu:n=18,smooth=none"``) or metric objects. With an ``executor``, the systems of
-    each segmenter are split into ``chunks_per_segmenter`` groups (default: two per worker)
-    that are scored in parallel while the next segmenter runs in this process; results are
-    identical to serial scoring. Statistics that depend on one segment only are reused
-    across segmenters that split that segment identically. ``cache`` is a
-    :class:`segmenters.cache.SegmentationCache` or a folder to keep one in.
+    ``segmenters`` are registry specs or segmenter objects; ``metrics`` are specs
+    (``"bleu:n=18,smooth=none"``) or metric objects. Segmentation of the unique texts is
+    split over ``jobs`` local processes, or over the workers of a cluster ``executor``
+    (:mod:`metaeval.segmenting`). With an ``executor``, the systems of each segmenter are
+    split into ``chunks_per_segmenter`` groups (default: two per worker) that are scored in
+    parallel while the next segmenter is segmented; results are identical to serial scoring.
+    Statistics that depend on one segment only are reused across segmenters that split that
+    segment identically. ``cache`` is a :class:`segmenters.cache.SegmentationCache` or a
+    folder to keep one in; ``store`` (a :class:`metaeval.store.Store` or a folder) keeps the
+    per-segment statistics by content hash: a segmenter whose statistics are all stored is
+    not even run.
     """
+    from metaeval.segmenting import segment_texts
+    from metaeval.store import as_store
+
     choices = [MetricChoice.of(m) for m in metrics]
+    specs = [s if isinstance(s, str) else None for s in segmenters]
     if isinstance(cache, (str, os.PathLike)):
         from segmenters.cache import SegmentationCache
 
         cache = SegmentationCache(cache)
     segs = [get_segmenter(s, corpus, getattr(cache, "directory", None)) for s in segmenters]
     check_distinct(segs, choices)
+    seg_sigs = [s.signature() for s in segs]
+    metric_sigs = [c.metric.signature() for c in choices]
+    stored = _StatsStore(as_store(store), corpus)
     systems = corpus.system_names
     n_chunks = max(1, min(len(systems), chunks_per_segmenter or _default_chunks(executor)))
     groups = [systems[i::n_chunks] for i in range(n_chunks)]
     kinds = [choice.metric.reuse_key() for choice in choices]
     texts = [t for ref in corpus.refs_list() for t in ref]
     texts += [t for hyps in corpus.systems.values() for t in hyps]
+    unique = list(dict.fromkeys(texts))
 
     reuse = _Reuse()
     total, done_units = work_units(corpus, len(segs)), [0]
@@ -321,8 +368,10 @@ def score_corpus(
         if progress:
             progress("scoring", done_units[0], total)
 
+    results: dict[tuple[int, int, str], np.ndarray] = {}
     computed: dict[tuple[int, int, str], np.ndarray] = {}
     pending: dict[object, tuple[int, list[str], tuple]] = {}
+    planned: set[int] = set()
 
     def collect(k: int, group: list[str], done: dict[tuple[int, str], np.ndarray]) -> None:
         for (m, system), stats in done.items():
@@ -330,16 +379,38 @@ def score_corpus(
         report(len(group))
 
     for k, seg in enumerate(segs):
-        table = segment_unique(seg, texts, cache)
-        ref_tokens = [[table[t] for t in ref] for ref in corpus.refs_list()]
-        hyp_tokens = {name: [table[t] for t in hyps] for name, hyps in corpus.systems.items()}
+        for m in range(len(choices)):
+            for system in systems:
+                found = stored.get(seg_sigs[k], metric_sigs[m], system, corpus.n_segments)
+                if found is not None:
+                    results[(k, m, system)] = found
+        missing = [(m, s) for m in range(len(choices)) for s in systems if (k, m, s) not in results]
+        if not missing:
+            report(1 + len(systems))
+            continue
+        if cache is not None:
+            known = cache.lookup(seg, unique)
+            todo = [t for t in unique if t not in known]
+            known.update(zip(todo, segment_texts(seg, specs[k], todo, jobs=jobs, executor=executor)))
+            if todo:
+                cache.store(seg, {t: known[t] for t in todo})
+            table = known
+        else:
+            table = dict(zip(unique, segment_texts(seg, specs[k], unique, jobs=jobs, executor=executor)))
+        ref_tokens = [[list(table[t]) for t in ref] for ref in corpus.refs_list()]
+        hyp_tokens = {name: [list(table[t]) for t in hyps] for name, hyps in corpus.systems.items()}
+        del table
         report(1)
+        planned.add(k)
         for system in systems:
             for kind in sorted({kind for kind in kinds if kind}):
                 reuse.plan(k, kind, system, _segment_keys(kind, ref_tokens, hyp_tokens[system]))
         for group in groups:
+            rows = {(m, name): reuse.wanted(k, kinds[m], name) for m, name in missing if name in group}
+            if not rows:
+                report(len(group))
+                continue
             chunk = {name: hyp_tokens[name] for name in group}
-            rows = {(m, name): reuse.wanted(k, kinds[m], name) for m in range(len(choices)) for name in group}
             if executor is None:
                 collect(k, group, _score_chunk(choices, ref_tokens, chunk, rows))
             else:
@@ -355,11 +426,15 @@ def score_corpus(
         k, group, _ = pending[future]
         collect(k, group, future.result())
 
-    results: dict[tuple[int, int, str], np.ndarray] = {}
     for k in range(len(segs)):
         for m in range(len(choices)):
             for system in systems:
-                results[(k, m, system)] = reuse.assemble(k, m, kinds[m], system, computed.get((k, m, system)), results)
+                if (k, m, system) in results:
+                    continue
+                kind = kinds[m] if k in planned else None
+                stats = reuse.assemble(k, m, kind, system, computed.get((k, m, system)), results)
+                results[(k, m, system)] = stats
+                stored.put(seg_sigs[k], metric_sigs[m], system, stats)
 
     configs: list[ConfigScores] = []
     for k, seg in enumerate(segs):
@@ -370,7 +445,7 @@ def score_corpus(
                 ConfigScores(
                     metric=choice.spec,
                     segmenter=segmenter_label(seg),
-                    config=f"{metric.signature()}+{seg.signature()}",
+                    config=f"{metric_sigs[m]}+{seg_sigs[k]}",
                     systems=list(systems),
                     seg_ids=list(corpus.seg_ids),
                     seg_scores=np.asarray(metric.score(stats), dtype=float),
@@ -383,8 +458,8 @@ def score_corpus(
     return ScoreResult(
         corpus=corpus,
         configs=configs,
-        segmenter_signatures={segmenter_label(s): s.signature() for s in segs},
-        metric_signatures={c.spec: c.metric.signature() for c in choices},
+        segmenter_signatures={segmenter_label(s): sig for s, sig in zip(segs, seg_sigs)},
+        metric_signatures={c.spec: sig for c, sig in zip(choices, metric_sigs)},
     )
 
 

@@ -20,7 +20,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from metaeval.paths import file_system_error, input_problem, read_input_bytes
 from metaeval.errors import FileSystemError
@@ -123,6 +123,23 @@ class SegmentationCache:
             if tmp is not None:
                 Path(tmp).unlink(missing_ok=True)
             raise
+
+    def lookup(self, segmenter: Any, texts: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """The cached tokens of those of ``texts`` the cache holds under ``segmenter``'s signature."""
+        entries = self._entries(segmenter.signature())
+        return {text: entries[text] for text in texts if text in entries}
+
+    def store(self, segmenter: Any, tokens: dict[str, Sequence[str]]) -> None:
+        """Add tokens segmented elsewhere (e.g. in worker processes); written to the directory."""
+        signature = segmenter.signature()
+        entries = self._entries(signature)
+        new = {text: tuple(toks) for text, toks in tokens.items() if text not in entries}
+        if not new:
+            return
+        self.misses += len(new)
+        entries.update(new)
+        if self.directory is not None:
+            self._write(signature)
 
     def segment(self, segmenter: Any, texts: Iterable[str]) -> list[list[str]]:
         """Tokens of each text under ``segmenter``; texts not cached yet are segmented once,

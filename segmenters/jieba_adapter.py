@@ -44,16 +44,24 @@ class _JiebaSegmenter(Segmenter):
 
     def __init__(self, **norm: Any) -> None:
         super().__init__(**norm)
-        jieba = require("jieba", self.name, "jieba")
-        freq, total = _prefix_dict(jieba)
-        tokenizer = jieba.Tokenizer()
-        # Read-only after construction, so segmenters may share the dictionary.
-        tokenizer.FREQ, tokenizer.total = freq, total
-        tokenizer.initialized = True
-        self._tokenizer = tokenizer
+        require("jieba", self.name, "jieba")
+        self._tokenizer: Any = None
+
+    def _load(self) -> Any:
+        """The tokenizer, built on first use: naming the segmenter (signature, a cached run)
+        does not read the dictionary."""
+        if self._tokenizer is None:
+            jieba = require("jieba", self.name, "jieba")
+            freq, total = _prefix_dict(jieba)
+            tokenizer = jieba.Tokenizer()
+            # Read-only after construction, so segmenters may share the dictionary.
+            tokenizer.FREQ, tokenizer.total = freq, total
+            tokenizer.initialized = True
+            self._tokenizer = tokenizer
+        return self._tokenizer
 
     def _segment(self, text: str) -> list[str]:
-        return list(self._tokenizer.cut(text, HMM=self.hmm))
+        return list(self._load().cut(text, HMM=self.hmm))
 
     def options_signature(self) -> str:
         return "hmm:yes" if self.hmm else "hmm:no"

@@ -185,22 +185,23 @@ def test_cache_dir_keeps_segmentations_and_changes_no_number(tmp_path, capsys):
     _, plain, _ = run_cli(capsys, *args)
     cache = tmp_path / "cache"
     _, first, _ = run_cli(capsys, *args, "--cache-dir", str(cache))
-    files = sorted(p.name for p in cache.iterdir())
-    assert len(files) == 1 and files[0].endswith(".json")
-    import segmenters.cache as cache_module
+    assert len(list(cache.glob("seg-*.json"))) == 1 and list((cache / "stats").rglob("*.npz"))
+    import metaeval.segmenting as segmenting
 
-    calls = []
-    original = cache_module.SegmentationCache.segment
+    segmented = []
+    original = segmenting.segment_texts
 
-    def counting(self, segmenter, texts):  # noqa: ANN001, ANN202
-        result = original(self, segmenter, texts)
-        calls.append(self.misses)
-        return result
+    def counting(seg, spec, texts, **options):  # noqa: ANN001, ANN003, ANN202
+        segmented.append(len(texts))
+        return original(seg, spec, texts, **options)
 
-    cache_module.SegmentationCache.segment = counting
+    segmenting.segment_texts = counting
     try:
         _, second, _ = run_cli(capsys, *args, "--cache-dir", str(cache))
+        assert segmented == []  # every statistic came from the store: nothing segmented
+        shutil.rmtree(cache / "stats")
+        _, third, _ = run_cli(capsys, *args, "--cache-dir", str(cache))
+        assert segmented == [0]  # statistics recomputed from cached segmentations
     finally:
-        cache_module.SegmentationCache.segment = original
-    assert calls == [0]  # every text came from the cache
-    assert plain == first == second
+        segmenting.segment_texts = original
+    assert plain == first == second == third

@@ -19,8 +19,11 @@ from typing import ClassVar, Sequence
 import numpy as np
 
 import metaeval
-from metaeval.metrics import tercom
 from metaeval.metrics.base import Metric, Refs, Tokens
+
+#: The tool and version whose numbers :mod:`metaeval.metrics.tercom` reproduces (imported
+#: on first use: it compiles its kernels with numba).
+TOOL, TOOL_VERSION = "tercom", "0.7.25"
 
 #: Id given to every hypothesis token that occurs in no reference. Such tokens never match,
 #: so one shared id gives the same edits as distinct ones.
@@ -71,7 +74,7 @@ class TER(Metric):
         name = "1-ter" if self.invert else "ter"
         case = "mixed" if self.case_sensitive else "lc"
         return (
-            f"{name}|case:{case}|norm:no|punct:yes|impl:{tercom.TOOL}-{tercom.TOOL_VERSION}"
+            f"{name}|case:{case}|norm:no|punct:yes|impl:{TOOL}-{TOOL_VERSION}"
             f"|version:{metaeval.__version__}"
         )
 
@@ -101,6 +104,8 @@ class TER(Metric):
         hyp_ids = [
             np.fromiter((vocab.get(t, _UNSEEN) for t in self._tokens(seg)), dtype=np.int64) for seg in hyps
         ]
+        from metaeval.metrics import tercom
+
         return tercom.best_edits(hyp_ids, prepared.ids)
 
     def score(self, stats: np.ndarray) -> np.ndarray:

@@ -49,9 +49,8 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
-#: The tool and version whose results this module reproduces.
-TOOL = "tercom"
-TOOL_VERSION = "0.7.25"
+from metaeval.metrics.ter import TOOL, TOOL_VERSION  # noqa: F401 - the tool and version reproduced
+
 BEAM_WIDTH = 20
 MAX_SHIFT_SIZE = 10
 MAX_SHIFT_DIST = 50

@@ -85,6 +85,27 @@ def test_corrupt_or_foreign_files_are_ignored_and_rewritten(tmp_path: Path) -> N
     assert SegmentationCache(tmp_path).segment(Counting(), ["a"]) == [["a"]]
 
 
+def test_altered_tokens_fail_the_checksum_and_are_segmented_again(tmp_path: Path) -> None:
+    SegmentationCache(tmp_path).segment(Counting(), ["a b", "c"])
+    path = tmp_path / cache_file_name("counting|v1")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["tokens"]["a b"] = ["WRONG"]  # same shape, valid JSON, right signature: only the checksum tells
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    seg = Counting()
+    assert SegmentationCache(tmp_path).segment(seg, ["a b", "c"]) == [["a", "b"], ["c"]]
+    assert seg.seen == ["a b", "c"]
+    assert json.loads(path.read_text(encoding="utf-8"))["tokens"]["a b"] == ["a", "b"]
+
+
+def test_lookup_and_store_add_tokens_segmented_elsewhere(tmp_path: Path) -> None:
+    cache, seg = SegmentationCache(tmp_path), Counting()
+    assert cache.lookup(seg, ["x y"]) == {}
+    cache.store(seg, {"x y": ["x", "y"]})
+    again = SegmentationCache(tmp_path)
+    assert again.lookup(seg, ["x y", "z"]) == {"x y": ("x", "y")}
+    assert again.segment(seg, ["x y"]) == [["x", "y"]] and seg.seen == []
+
+
 def _fill(args: tuple[str, int]) -> int:
     folder, worker = args
     cache = SegmentationCache(folder)

@@ -1,0 +1,140 @@
+"""A content-addressed folder of computed results: per-segment statistics and correlations.
+
+An entry is found by a *key*, a text naming everything the result depends on (signatures of
+the metric and segmenter, SHA-256 digests of the texts, options, seed). Its file is named by
+the SHA-256 of the key, ``<kind>/<first 2 hex>/<sha256>.npz``, and holds the arrays, a JSON
+header (format version, kind, key, free metadata) and the SHA-256 of all of it. A read
+recomputes the digest and checks the key: a truncated, altered or foreign file is a miss, so
+the result is computed again and the entry rewritten. Files are written to a temporary file
+in the same folder and moved into place with ``os.replace``: a reader never sees half a file,
+and an interrupted run leaves only complete entries behind. No pickles are read or written.
+
+    >>> store = Store("~/.cache/metaeval")
+    >>> store.put("stats", key, {"stats": array}, {"metric": "bleu"})
+    >>> store.get("stats", key)["stats"]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+FORMAT = "metaeval-store-1"
+_HEADER = "__header__"
+
+
+def text_digest(texts: Iterable[str]) -> str:
+    """SHA-256 (hex) of a sequence of texts; each is length-prefixed, so no two sequences collide
+    by concatenation."""
+    h = hashlib.sha256()
+    for text in texts:
+        data = text.encode("utf-8", "surrogatepass")
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest()
+
+
+def key_digest(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _payload_digest(header: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> str:
+    h = hashlib.sha256(json.dumps(header, sort_keys=True, ensure_ascii=True).encode("ascii"))
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"{name}|{a.dtype.str}|{a.shape}".encode("ascii"))
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+class Store:
+    """Verified, atomically written results under ``directory`` (created on first write).
+
+    ``hits`` and ``misses`` count :meth:`get` outcomes; ``rejected`` counts files that existed
+    but failed verification.
+    """
+
+    def __init__(self, directory: "str | os.PathLike[str]") -> None:
+        self.directory = Path(directory).expanduser()
+        self.hits = 0
+        self.misses = 0
+        self.rejected = 0
+
+    def path(self, kind: str, key: str) -> Path:
+        digest = key_digest(f"{kind}\n{key}")
+        return self.directory / kind / digest[:2] / f"{digest}.npz"
+
+    def get(self, kind: str, key: str) -> dict[str, Any] | None:
+        """The arrays of the entry (plus ``"meta"``: its metadata), or None when absent or invalid."""
+        path = self.path(kind, key)
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {name: data[name] for name in data.files}
+        except FileNotFoundError:
+            self.misses += 1
+            return None
+        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
+            self.rejected += 1
+            self.misses += 1
+            return None
+        entry = self._verified(arrays, kind, key)
+        if entry is None:
+            self.rejected += 1
+            self.misses += 1
+            return None
+        self.hits += 1
+        return entry
+
+    @staticmethod
+    def _verified(arrays: dict[str, np.ndarray], kind: str, key: str) -> dict[str, Any] | None:
+        raw = arrays.pop(_HEADER, None)
+        if raw is None or raw.dtype != np.uint8:
+            return None
+        try:
+            header = json.loads(raw.tobytes().decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            return None
+        if not isinstance(header, dict):
+            return None
+        digest = header.pop("sha256", None)
+        if header.get("format") != FORMAT or header.get("kind") != kind or header.get("key") != key:
+            return None
+        if digest != _payload_digest(header, arrays):
+            return None
+        return {**arrays, "meta": header.get("meta", {})}
+
+    def put(self, kind: str, key: str, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any] | None = None) -> None:
+        """Write the entry atomically (replacing any earlier one)."""
+        arrays = {name: np.ascontiguousarray(a) for name, a in arrays.items()}
+        if _HEADER in arrays or "meta" in arrays:
+            raise ValueError(f"array names {_HEADER!r} and 'meta' are reserved")
+        header: dict[str, Any] = {"format": FORMAT, "kind": kind, "key": key, "meta": dict(meta or {})}
+        header["sha256"] = _payload_digest(header, arrays)
+        raw = np.frombuffer(json.dumps(header, sort_keys=True, ensure_ascii=True).encode("ascii"), dtype=np.uint8)
+        path = self.path(kind, key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".entry-", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                np.savez(handle, **{_HEADER: raw}, **arrays)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def as_store(store: "Store | str | os.PathLike[str] | None") -> Store | None:
+    """A :class:`Store` from a folder path (None stays None)."""
+    if store is None or isinstance(store, Store):
+        return store
+    return Store(store)
+
+
+__all__ = ["FORMAT", "Store", "as_store", "key_digest", "text_digest"]

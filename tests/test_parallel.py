@@ -1,0 +1,133 @@
+"""Parallel segmentation and the content-addressed store: same numbers, less work."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import corpora
+from metaeval import segmenting
+from metaeval.errors import MetaevalError
+from metaeval.scoring import score_corpus
+from metaeval.store import Store, text_digest
+
+SHARED = Path(os.environ.get("METAEVAL_SHARED", Path(__file__).resolve().parents[1] / ".." / "shared"))
+WMT24_ZH = SHARED / "data" / "wmt24-esa" / "en-zh"
+
+
+@pytest.fixture(scope="module")
+def small_corpus():
+    if not WMT24_ZH.is_dir():
+        pytest.skip(f"shared data folder not found: {WMT24_ZH} (set METAEVAL_SHARED)")
+    corpus, _ = corpora.read(WMT24_ZH)
+    return corpus.subset(systems=corpus.system_names[:4], seg_ids=corpus.seg_ids[:60])
+
+
+def test_split_is_contiguous_nearly_equal_and_complete():
+    items = list(range(10))
+    assert segmenting.split(items, 3) == [[0, 1, 2, 3], [4, 5, 6], [7, 8, 9]]
+    assert segmenting.split(items, 20) == [[i] for i in items]
+    assert segmenting.split([], 3) == [[]]
+
+
+def test_forked_segmentation_equals_serial(small_corpus, monkeypatch):
+    import segmenters
+
+    monkeypatch.setattr(segmenting, "PROBE_TEXTS", 10)
+    monkeypatch.setattr(segmenting, "MIN_PARALLEL_SECONDS", 0.0)
+    forked = []
+    real_pool = cf.ProcessPoolExecutor
+
+    def recording_pool(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        forked.append(kwargs.get("max_workers"))
+        return real_pool(*args, **kwargs)
+
+    monkeypatch.setattr(segmenting.cf, "ProcessPoolExecutor", recording_pool)
+    texts = list(dict.fromkeys(t for h in small_corpus.systems.values() for t in h))
+    seg = segmenters.get("jieba")
+    serial = [list(t) for t in segmenters.get("jieba").segment_many(texts)]
+    assert segmenting.segment_texts(seg, "jieba", texts, jobs=3) == serial
+    assert forked == [2]  # this process took the first chunk, two forked workers the others
+
+
+def test_a_worker_with_another_segmenter_is_refused():
+    with pytest.raises(MetaevalError, match="worker's segmenter differs"):
+        segmenting._check_signature("jieba|jieba:0.42.1", "jieba|jieba:0.39")
+
+
+def test_jobs_give_identical_statistics(small_corpus, monkeypatch):
+    monkeypatch.setattr(segmenting, "PROBE_TEXTS", 10)
+    monkeypatch.setattr(segmenting, "MIN_PARALLEL_SECONDS", 0.0)
+    specs, metrics = ["char", "cjk-char", "jieba"], ["bleu", "1-ter", "chrf", "nist"]
+    serial = score_corpus(small_corpus, specs, metrics)
+    with cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
+        parallel = score_corpus(small_corpus, specs, metrics, executor=pool, jobs=2)
+    for a, b in zip(serial.configs, parallel.configs):
+        assert (a.metric, a.segmenter, a.config) == (b.metric, b.segmenter, b.config)
+        assert a.stats.tobytes() == b.stats.tobytes() and a.seg_scores.tobytes() == b.seg_scores.tobytes()
+
+
+class CountingChar:
+    """``char`` that counts the texts it segments."""
+
+    name = "counting-char"
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def signature(self) -> str:
+        return "counting-char|v1"
+
+    def __call__(self, text: str) -> list[str]:
+        return [c for c in text if not c.isspace()]
+
+    def segment_many(self, texts):  # noqa: ANN001, ANN201
+        texts = list(texts)
+        self.count += len(texts)
+        return [self(t) for t in texts]
+
+
+def test_stored_statistics_skip_segmenting_and_scoring(small_corpus, tmp_path):
+    first_seg = CountingChar()
+    first = score_corpus(small_corpus, [first_seg], ["bleu", "1-ter"], store=tmp_path, cache=tmp_path)
+    assert first_seg.count > 0
+    again_seg = CountingChar()
+    store = Store(tmp_path)
+    again = score_corpus(small_corpus, [again_seg], ["bleu", "1-ter"], store=store, cache=tmp_path)
+    assert again_seg.count == 0 and store.hits == 2 * len(small_corpus.systems) and store.misses == 0
+    for a, b in zip(first.configs, again.configs):
+        assert a.stats.tobytes() == b.stats.tobytes()
+    # one more metric: only it is computed, from the cached segmentation
+    more_seg, store = CountingChar(), Store(tmp_path)
+    more = score_corpus(small_corpus, [more_seg], ["bleu", "1-ter", "gtm"], store=store, cache=tmp_path)
+    assert more_seg.count == 0 and store.misses == len(small_corpus.systems)
+    assert more.configs[0].stats.tobytes() == first.configs[0].stats.tobytes()
+
+
+def test_store_entries_are_verified_on_read(tmp_path):
+    store = Store(tmp_path)
+    stats = np.arange(12.0).reshape(6, 2)
+    store.put("stats", "key one", {"stats": stats}, {"note": "x"})
+    entry = store.get("stats", "key one")
+    assert entry["stats"].tobytes() == stats.tobytes() and entry["meta"] == {"note": "x"}
+    assert store.get("stats", "key two") is None
+    path = store.path("stats", "key one")
+    data = bytearray(path.read_bytes())
+    position = data.index(stats.tobytes()[8:16])  # flip a byte inside the array's data
+    data[position] ^= 1
+    path.write_bytes(bytes(data))
+    fresh = Store(tmp_path)
+    assert fresh.get("stats", "key one") is None and fresh.rejected == 1
+    path.write_bytes(b"PK\x03\x04 truncated")
+    assert fresh.get("stats", "key one") is None and fresh.rejected == 2
+    assert not list(tmp_path.rglob(".entry-*"))  # no temporary file left behind
+
+
+def test_text_digest_separates_texts():
+    assert text_digest(["ab", "c"]) != text_digest(["a", "bc"])
+    assert text_digest([]) != text_digest([""])
