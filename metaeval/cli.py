@@ -427,7 +427,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if judgments is None:
         raise DataError(f"{args.corpus}: no human judgments found (judgments.tsv / human_sys.tsv); pass --judgments or --human-sys")
     progress = _progress_bar(not args.quiet)
-    with _executor(args.jobs) or contextlib.nullcontext() as executor:
+    with workers(args.jobs, args.scheduler) as (executor, _):
         result = sweep(
             corpus,
             judgments,

@@ -1,0 +1,47 @@
+"""A real Dask cluster (two worker processes) gives the same bytes as this process alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from metaeval.cli import main
+from tests.test_cli import ZH, small_corpus
+
+distributed = pytest.importorskip("distributed", reason="pip install 'metaeval[test]' installs distributed")
+
+
+def _segmenters_built() -> list[str]:
+    from metaeval import segmenting
+
+    return sorted(segmenting._WORKER_SEGMENTERS)
+
+
+def _run(corpus, out, *extra: str) -> dict[str, bytes]:  # noqa: ANN001
+    args = ["run", str(corpus), "-s", "char", "-s", "jieba", "-m", "bleu", "-m", "1-ter", "-m", "chrf",
+            "--bootstrap", "200", "-q", "--out", str(out), *extra]
+    assert main(args) == 0
+    return {name: (out / name).read_bytes() for name in ("results.json", "scores.tsv")}
+
+
+@pytest.mark.skipif(not ZH.is_dir(), reason="shared data folder not found (set METAEVAL_SHARED)")
+def test_local_cluster_jobs_and_serial_give_identical_outputs(tmp_path, capsys):
+    corpus = small_corpus(tmp_path, n=30)
+    serial = _run(corpus, tmp_path / "serial", "-j", "1")
+    assert _run(corpus, tmp_path / "jobs2", "-j", "2") == serial
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        assert len(cluster.workers) == 2
+        with distributed.Client(cluster) as client:
+            clustered = _run(corpus, tmp_path / "cluster", "--scheduler", cluster.scheduler_address)
+            # the segmentation went to the cluster: its workers built the segmenters themselves
+            built = client.run(_segmenters_built)
+    assert len(built) == 2 and any(any(sig.startswith("jieba|") for sig in sigs) for sigs in built.values())
+    assert clustered == serial
+    capsys.readouterr()
+
+
+def test_an_unreachable_scheduler_is_one_line_and_exit_1(tmp_path, capsys):
+    corpus = small_corpus(tmp_path, n=5)
+    code = main(["score", str(corpus), "-q", "--scheduler", "tcp://127.0.0.1:9", "-o", str(tmp_path / "s.tsv")])
+    err = capsys.readouterr().err
+    assert code == 1 and err.startswith("metaeval: error: --scheduler tcp://127.0.0.1:9: cannot reach")
+    assert len(err.strip().splitlines()) == 1
