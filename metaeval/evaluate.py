@@ -22,6 +22,7 @@ translators...) are dropped and named in ``note``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -118,6 +119,9 @@ PAIR_GROUP_LABELS = {"segment": "segment", "judge": "segment+judge"}
 COMPARE_METHODS = ("bootstrap", "permutation", "williams")
 
 Progress = Callable[[str, int, int], None]
+#: Largest bootstrap block (samples x segments) held in memory at once; the default 1000
+#: samples of a corpus up to 4,194 segments are one block.
+BOOTSTRAP_BLOCK_ELEMENTS = 1 << 22
 
 
 def parse_statistic(spec: str) -> tuple[str, str, str | None]:
@@ -493,12 +497,47 @@ def _items(
     settings: Settings,
     progress: Progress | None = None,
 ) -> list[tuple[_Item, list[str]]]:
+    """Every item of every configuration. The bootstrap resamples are drawn in blocks of at most
+    :data:`BOOTSTRAP_BLOCK_ELEMENTS` (samples x segments) from one seeded stream: each block is
+    evaluated on its own and the blocks' samples are joined, so memory grows with the data and
+    one block, not with the number of samples (the draws are those of a single draw)."""
     seg_ids = _shared_segments(configs)
     kind_list = _resolve_kinds(judgments, kinds)
-    weights = indices = None
-    if settings.n_bootstrap:
-        indices = bootstrap_indices(len(seg_ids), settings.n_bootstrap, np.random.default_rng(settings.seed))
-        weights = resample_weights(indices, len(seg_ids))
+    if not settings.n_bootstrap:
+        return _items_on(configs, judgments, kind_list, settings, seg_ids, None, progress)
+    rng = np.random.default_rng(settings.seed)
+    block = max(1, BOOTSTRAP_BLOCK_ELEMENTS // len(seg_ids))
+    merged: list[tuple[_Item, list[str]]] = []
+    parts: list[list[np.ndarray | None]] = []
+    for start in range(0, settings.n_bootstrap, block):
+        indices = bootstrap_indices(len(seg_ids), min(block, settings.n_bootstrap - start), rng)
+        found = _items_on(configs, judgments, kind_list, settings, seg_ids, indices, progress if start == 0 else None)
+        if start == 0:
+            merged, parts = found, [[item.result.samples] for item, _ in found]
+        else:
+            for i, (item, _) in enumerate(found):
+                parts[i].append(item.result.samples)
+    if len(parts) and len(parts[0]) > 1:
+        for (item, _), samples in zip(merged, parts):
+            if samples[0] is None:
+                continue
+            joined = np.concatenate(samples)
+            low, high = percentile_ci(joined, settings.ci) if item.result.defined else (math.nan, math.nan)
+            item.result = dataclasses.replace(item.result, samples=joined, ci_low=low, ci_high=high)
+    return merged
+
+
+def _items_on(
+    configs: Sequence[ConfigScores],
+    judgments: Judgments,
+    kind_list: list[str],
+    settings: Settings,
+    seg_ids: list[str],
+    indices: np.ndarray | None,
+    progress: Progress | None,
+) -> list[tuple[_Item, list[str]]]:
+    """The items of every configuration on one block of bootstrap resamples (None: none)."""
+    weights = None if indices is None else resample_weights(indices, len(seg_ids))
     humans: dict[tuple[str, tuple[str, ...]], _Human] = {}
     out: list[tuple[_Item, list[str]]] = []
     for done, config in enumerate(configs):

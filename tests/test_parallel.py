@@ -131,3 +131,22 @@ def test_store_entries_are_verified_on_read(tmp_path):
 def test_text_digest_separates_texts():
     assert text_digest(["ab", "c"]) != text_digest(["a", "bc"])
     assert text_digest([]) != text_digest([""])
+
+
+def test_bootstrap_in_blocks_gives_the_samples_of_one_draw(small_corpus, monkeypatch):
+    import metaeval.evaluate as evaluate_module
+    from corpora import read
+
+    _, judgments = read(WMT24_ZH)
+    judgments = judgments.__class__(
+        judgments.table[judgments.table.seg_id.isin(small_corpus.seg_ids) & judgments.table.system.isin(small_corpus.system_names)],
+        None, judgments.directions, judgments.source,
+    )
+    configs = score_corpus(small_corpus, ["char"], ["bleu", "chrf"]).configs
+    whole = evaluate_module.evaluate(configs, judgments, n_bootstrap=300, seed=7)
+    monkeypatch.setattr(evaluate_module, "BOOTSTRAP_BLOCK_ELEMENTS", 60 * 70)  # 70 samples per block
+    blocks = evaluate_module.evaluate(configs, judgments, n_bootstrap=300, seed=7)
+    assert list(whole.columns) == list(blocks.columns) and len(whole) == len(blocks)
+    np.testing.assert_allclose(blocks["ci_low"], whole["ci_low"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(blocks["ci_high"], whole["ci_high"], rtol=0, atol=1e-12)
+    assert blocks["value"].equals(whole["value"])

@@ -1,0 +1,146 @@
+"""Whole-run speed and memory: cold and warm ``metaeval run`` against single-process segmentation.
+
+    python -m benchmarks.scale [--dataset wmt24-esa/en-zh] [--jobs 0]
+
+In one command, on the same data, each in a fresh process:
+
+1. the single-process segmentation floor: import the segmenters and segment every unique text
+   of the corpus once with each default segmenter (models loaded inside the timing);
+2. ``metaeval run CORPUS --cache-dir <empty folder>`` (cold), with peak memory of its process
+   tree sampled every 50 ms, as the sum of resident sizes (RSS, shared pages counted in every
+   process) and as the sum of proportional sizes (PSS, a page shared by k processes counts 1/k);
+3. the same command again (warm: segmentations and statistics come from the cache).
+
+Prints every row with its ratio and stores them under the key ``scale`` of
+``benchmarks/results.json`` (read, update that key only, atomic replace). The load average
+of the machine at measurement time is recorded with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.bench import DATA, REPO
+
+KEY = "scale"
+
+
+def _tree(pid: int) -> list[int]:
+    out, stack = [], [pid]
+    while stack:
+        p = stack.pop()
+        out.append(p)
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children", encoding="ascii") as handle:
+                    stack += [int(c) for c in handle.read().split()]
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+    return out
+
+
+def _memory_kb(pid: int) -> tuple[int, int]:
+    """(sum of RSS, sum of PSS) over the process tree of ``pid``, from /proc (Linux)."""
+    rss = pss = 0
+    for p in _tree(pid):
+        try:
+            with open(f"/proc/{p}/smaps_rollup", encoding="ascii") as handle:
+                for line in handle:
+                    if line.startswith("Rss:"):
+                        rss += int(line.split()[1])
+                    elif line.startswith("Pss:"):
+                        pss += int(line.split()[1])
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+    return rss, pss
+
+
+def measured_run(argv: list[str]) -> dict[str, float]:
+    """Wall time and peak memory of ``python -m metaeval ARGV`` in a fresh process."""
+    start = time.perf_counter()
+    child = subprocess.Popen([sys.executable, "-m", "metaeval", *argv], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True, cwd=REPO)
+    peak_rss = peak_pss = 0
+    while child.poll() is None:
+        rss, pss = _memory_kb(child.pid)
+        peak_rss, peak_pss = max(peak_rss, rss), max(peak_pss, pss)
+        time.sleep(0.05)
+    seconds = time.perf_counter() - start
+    if child.returncode != 0:
+        raise RuntimeError(f"metaeval {' '.join(argv)} failed: {child.stderr.read().strip()}")
+    return {"seconds": seconds, "peak_rss_mb": peak_rss / 1024, "peak_pss_mb": peak_pss / 1024}
+
+
+def segmentation_floor(corpus: Path, names: list[str]) -> float:
+    code = (
+        "import json,time\nimport corpora\n"
+        f"c,_=corpora.read({str(corpus)!r})\n"
+        "texts=list(dict.fromkeys([t for r in c.refs_list() for t in r]+[t for h in c.systems.values() for t in h]))\n"
+        "t=time.perf_counter()\nimport segmenters\n"
+        f"[segmenters.get(n).segment_many(texts) for n in {names!r}]\n"
+        "print(json.dumps({'seconds':time.perf_counter()-t}))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    return json.loads(proc.stdout.strip().splitlines()[-1])["seconds"]
+
+
+def store(entry: dict[str, Any], path: Path) -> None:
+    """Update only :data:`KEY` of the results file, atomically."""
+    data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    data[KEY] = entry
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", default="wmt24-esa/en-zh")
+    parser.add_argument("--jobs", default="0")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results.json")
+    args = parser.parse_args(argv)
+    from metaeval.api import default_segmenters
+
+    corpus = DATA / args.dataset
+    names = list(default_segmenters("zh" if "zh" in args.dataset else "ja"))
+    load = os.getloadavg()
+    floor = segmentation_floor(corpus, names)
+    with tempfile.TemporaryDirectory() as cache:
+        command = ["run", str(corpus), "--format", "json", "--quiet", "--jobs", args.jobs, "--cache-dir", cache]
+        cold = measured_run(command)
+        warm = measured_run(command)
+    entry = {
+        "dataset": args.dataset,
+        "segmenters": names,
+        "jobs": args.jobs,
+        "cpus": os.cpu_count(),
+        "load_average_1_5_15_at_start": list(load),
+        "load_average_1_5_15_at_end": list(os.getloadavg()),
+        "segmentation_floor_seconds": floor,
+        "cold": cold,
+        "warm": warm,
+        "ratio_cold_to_segmentation": cold["seconds"] / floor,
+        "ratio_warm_to_cold": warm["seconds"] / cold["seconds"],
+    }
+    store(entry, args.out)
+    print(f"load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(f"| measure | value | ratio | target |\n|---|---|---|---|")
+    print(f"| metaeval run {args.dataset}, defaults, cold | {cold['seconds']:.1f} s (segmentation alone {floor:.1f} s) "
+          f"| {entry['ratio_cold_to_segmentation']:.2f}x single-process segmentation | <= 0.75x |")
+    print(f"| same, second run with the cache | {warm['seconds']:.2f} s | {100 * entry['ratio_warm_to_cold']:.1f}% of cold | <= 10% |")
+    print(f"| peak memory of the default run | RSS sum {cold['peak_rss_mb']:.0f} MB, PSS sum {cold['peak_pss_mb']:.0f} MB "
+          f"| {cold['peak_pss_mb'] / 1536:.2f} of 1.5 GB (PSS) | <= 1.5 GB |")
+    print(f"written: {args.out} [{KEY}]")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
