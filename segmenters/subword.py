@@ -96,8 +96,19 @@ def train_model(lines: Sequence[str], vocab: int, model_type: str) -> bytes:
     return writer.getvalue()
 
 
+def loads(model: bytes) -> bool:
+    """Whether SentencePiece can load ``model`` (a cached file may be damaged or edited)."""
+    spm = require("sentencepiece", "spm", PIP)
+    try:
+        spm.SentencePieceProcessor(model_proto=model)
+    except RuntimeError:
+        return False
+    return True
+
+
 def _cached_model(key: str, cache_dir: Path | None, build: Any) -> bytes:
-    """The model under ``key`` from memory, then ``cache_dir``, else built (and stored)."""
+    """The model under ``key`` from memory, then ``cache_dir``, else built (and stored).
+    A cached file SentencePiece cannot load is built again and replaced."""
     with _LOCK:
         if key in _MODELS:
             return _MODELS[key]
@@ -105,6 +116,8 @@ def _cached_model(key: str, cache_dir: Path | None, build: Any) -> bytes:
         model = None
         if path is not None and path.is_file():
             model = path.read_bytes()
+            if not loads(model):
+                model = None
         if model is None:
             model = build()
             if path is not None:

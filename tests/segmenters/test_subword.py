@@ -80,6 +80,17 @@ def test_cache_dir_keeps_the_model_by_content(tmp_path: Path, monkeypatch: pytes
     assert again.model == seg.model and sorted(p.name for p in tmp_path.iterdir()) == [model.name]
 
 
+
+def test_a_damaged_cached_model_is_trained_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(subword, "_MODELS", {})
+    seg = segmenters.get("spm:vocab=28,type=unigram", training_text=LINES, cache_dir=tmp_path)
+    [model] = tmp_path.glob("spm-*.model")
+    model.write_bytes(seg.model[:50])  # a truncated file
+    monkeypatch.setattr(subword, "_MODELS", {})
+    again = segmenters.get("spm:vocab=28,type=unigram", training_text=LINES, cache_dir=tmp_path)
+    assert again.model == seg.model and model.read_bytes() == seg.model
+    assert again(LINES[0]) == seg(LINES[0])
+
 SCRIPT = r"""
 import hashlib, sys
 import corpora, segmenters
