@@ -30,7 +30,7 @@ def test_golden_nist(folder):
     for row in rows.itertuples():
         seg, sys_ = ours[row.system]
         value = sys_ if row.seg_id == "" else seg[int(row.seg_id) - 1]
-        assert value == pytest.approx(row.score, abs=1e-6), (row.system, row.seg_id)
+        assert value == pytest.approx(row.score, abs=1e-9), (row.system, row.seg_id)
         compared += 1
     assert len(rows) > 0
     assert compared == len(rows)

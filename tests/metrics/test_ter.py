@@ -42,7 +42,7 @@ def test_golden_tercom_rows_all_compared():
         for row in rows.itertuples():
             sys_stats = stats[row.system]
             ours = sys_stats.sum(0) if row.seg_id == "" else sys_stats[int(row.seg_id) - 1]
-            assert float(metric.score(ours)) == pytest.approx(row.score, abs=1e-4), (
+            assert float(metric.score(ours)) == pytest.approx(row.score, abs=1e-9), (
                 folder.name, row.system, row.seg_id)
             compared += 1
     assert expected > 0

@@ -1,0 +1,163 @@
+"""Exact p-values of the paired tests, counted by hand (paired bootstrap) or recomputed from the
+definition with the same random stream (paired permutation).
+
+The README's significance counts depend on these p-values, so the tests pin the numbers, not
+only "p < 0.01" or "p == 1".
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from metaeval.correlation import Correlation, paired_bootstrap_test, paired_permutation_test
+from metaeval.errors import UsageError
+
+# sample-by-sample a - b: +0.3, -0.1, 0.0, -0.1, +0.5, +0.4, NaN, NaN, +0.7, +0.1
+A_SAMPLES = np.array([0.6, 0.4, 0.5, 0.2, 0.7, 0.5, np.nan, 0.3, 0.9, 0.1])
+B_SAMPLES = np.array([0.3, 0.5, 0.5, 0.3, 0.2, 0.1, 0.4, np.nan, 0.2, 0.0])
+
+
+def corr(value: float, samples: np.ndarray) -> Correlation:
+    return Correlation(value, n=10, samples=np.asarray(samples, float))
+
+
+def test_positive_delta_p_is_twice_the_fraction_of_non_positive_differences() -> None:
+    # 8 defined differences; 3 of them are <= 0 (-0.1, 0.0, -0.1): one-sided 3/8, two-sided 6/8
+    result = paired_bootstrap_test(corr(0.5, A_SAMPLES), corr(0.3, B_SAMPLES))
+    assert result.p_value == 0.75
+    assert result.n_samples == 8
+    assert result.delta == pytest.approx(0.2, abs=1e-15)
+    assert (result.value_a, result.value_b) == (0.5, 0.3)
+    assert "two-sided" in result.method
+
+
+def test_negative_delta_counts_non_negative_differences() -> None:
+    # b - a: -0.3, +0.1, 0.0, +0.1, -0.5, -0.4, -0.7, -0.1: 3 of 8 are >= 0 -> p = 2 * 3/8
+    result = paired_bootstrap_test(corr(0.3, B_SAMPLES), corr(0.5, A_SAMPLES))
+    assert result.p_value == 0.75
+    assert result.delta == pytest.approx(-0.2, abs=1e-15)
+    assert result.n_samples == 8
+
+
+def test_zero_difference_counts_as_a_flip_on_both_sides() -> None:
+    # one sample of four has d == 0, none has the opposite sign: p = 2 * 1/4 for either sign
+    a = np.array([0.5, 0.6, 0.7, 0.8])
+    b = np.array([0.5, 0.5, 0.5, 0.5])
+    assert paired_bootstrap_test(corr(0.7, a), corr(0.5, b)).p_value == 0.5
+    assert paired_bootstrap_test(corr(0.5, b), corr(0.7, a)).p_value == 0.5
+
+
+def test_one_flip_in_twenty() -> None:
+    # 19 samples agree with the observed sign, 1 does not: one-sided 0.05, two-sided 0.1
+    a = np.full(20, 0.6)
+    b = np.full(20, 0.4)
+    b[7] = 0.65
+    result = paired_bootstrap_test(corr(0.6, a), corr(0.4, b))
+    assert result.p_value == pytest.approx(0.1, abs=1e-15)
+    assert result.n_samples == 20
+
+
+def test_p_value_is_capped_at_one() -> None:
+    # 3 of 4 samples flip: 2 * 3/4 = 1.5 -> 1
+    a = np.array([0.1, 0.2, 0.3, 0.9])
+    b = np.array([0.5, 0.5, 0.5, 0.5])
+    assert paired_bootstrap_test(corr(0.6, a), corr(0.5, b)).p_value == 1.0
+
+
+def test_no_flip_gives_zero() -> None:
+    a = np.array([0.6, 0.7, 0.8])
+    b = np.array([0.1, 0.2, 0.3])
+    assert paired_bootstrap_test(corr(0.7, a), corr(0.2, b)).p_value == 0.0
+
+
+def test_zero_observed_delta_gives_one_with_the_defined_sample_count() -> None:
+    result = paired_bootstrap_test(corr(0.5, A_SAMPLES), corr(0.5, B_SAMPLES))
+    assert result.p_value == 1.0 and result.delta == 0.0 and result.n_samples == 8
+
+
+def test_undefined_side_gives_nan_without_samples() -> None:
+    result = paired_bootstrap_test(corr(math.nan, A_SAMPLES), corr(0.3, B_SAMPLES))
+    assert math.isnan(result.p_value) and math.isnan(result.delta) and result.n_samples == 0
+    assert result.value_b == 0.3
+
+
+def test_no_defined_sample_pair_gives_nan_p_with_the_delta() -> None:
+    a = np.array([np.nan, 0.4])
+    b = np.array([0.1, np.nan])
+    result = paired_bootstrap_test(corr(0.5, a), corr(0.3, b))
+    assert math.isnan(result.p_value) and result.n_samples == 0
+    assert result.delta == pytest.approx(0.2, abs=1e-15)
+
+
+def test_bootstrap_test_needs_matching_samples() -> None:
+    with pytest.raises(UsageError, match="samples on both sides"):
+        paired_bootstrap_test(Correlation(0.5), corr(0.3, B_SAMPLES))
+    with pytest.raises(UsageError, match="samples on both sides"):
+        paired_bootstrap_test(corr(0.3, B_SAMPLES), Correlation(0.5))
+    with pytest.raises(UsageError, match="differ in shape"):
+        paired_bootstrap_test(corr(0.5, A_SAMPLES), corr(0.3, B_SAMPLES[:5]))
+
+
+# ------------------------------------------------------------------ paired permutation
+
+
+def _zscore(v: np.ndarray) -> np.ndarray:
+    mean = sum(v.ravel()) / v.size
+    sd = (sum((x - mean) ** 2 for x in v.ravel()) / v.size) ** 0.5
+    return (v - mean) / (sd if sd > 0 else 1.0)
+
+
+def _permutation_oracle(statistic, a, b, seed, n_samples):  # noqa: ANN001, ANN202
+    """PERM-BOTH written out from the definition with the same random stream."""
+    rng = np.random.default_rng(seed)
+    delta = statistic(a) - statistic(b)
+    za, zb = _zscore(a), _zscore(b)
+    hits = 0
+    for _ in range(n_samples):
+        swap = rng.random(a.shape) < 0.5
+        a2 = np.where(swap, zb, za)
+        b2 = np.where(swap, za, zb)
+        if abs(statistic(a2) - statistic(b2)) >= abs(delta) - 1e-12:
+            hits += 1
+    return delta, (1 + hits) / (1 + n_samples)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_permutation_p_value_follows_the_definition(seed: int) -> None:
+    human = np.array([[1.0, 2.0, 3.0, 4.0], [2.0, 2.5, 1.0, 0.0], [0.5, 0.2, 0.9, 1.5]])
+    a = human + np.array([[0.1, -0.2, 0.0, 0.3], [0.0, 0.1, 0.2, -0.1], [0.3, 0.0, -0.1, 0.2]])
+    b = np.array([[2.0, 1.0, 4.0, 3.0], [1.0, 3.0, 0.5, 1.0], [0.0, 1.0, 0.3, 2.0]])
+
+    def statistic(m: np.ndarray) -> float:
+        return float(np.corrcoef(m.ravel(), human.ravel())[0, 1])
+
+    expected_delta, expected_p = _permutation_oracle(statistic, a, b, seed, 60)
+    result = paired_permutation_test(statistic, a, b, np.random.default_rng(seed), 60)
+    assert result.delta == pytest.approx(expected_delta, abs=1e-12)
+    assert result.p_value == pytest.approx(expected_p, abs=1e-15)
+    assert result.n_samples == 60 and "two-sided" in result.method
+    assert 1 / 61 <= result.p_value < 1.0
+
+
+def test_permutation_of_identical_metrics_is_one() -> None:
+    # every swap of identical arrays leaves |delta'| = 0 >= |delta| = 0: p = (1 + n) / (1 + n)
+    m = np.array([[1.0, 2.0, 3.0], [0.0, 5.0, 1.0]])
+    result = paired_permutation_test(lambda v: float(v.sum()), m, m.copy(), np.random.default_rng(0), 25)
+    assert result.p_value == 1.0 and result.delta == 0.0
+
+
+def test_permutation_with_undefined_statistic_is_nan() -> None:
+    m = np.ones((2, 3))
+    result = paired_permutation_test(lambda v: math.nan, m, m, np.random.default_rng(0), 5)
+    assert math.isnan(result.p_value) and math.isnan(result.delta) and result.n_samples == 0
+
+
+def test_permutation_rejects_bad_arguments() -> None:
+    m = np.ones((2, 3))
+    with pytest.raises(UsageError, match="at least 1"):
+        paired_permutation_test(lambda v: 0.0, m, m, np.random.default_rng(0), 0)
+    with pytest.raises(UsageError, match="differ in shape"):
+        paired_permutation_test(lambda v: 0.0, m, np.ones((3, 2)), np.random.default_rng(0), 5)
