@@ -8,13 +8,17 @@ Writes, into the output folder (replacing earlier files; a rerun gives identical
   (the M equivalent to N = 4 words for each Chinese/Japanese segmenter);
 - ``figure1_<dataset>.png`` (BLEUw4 against BLEUc18) and ``figure2_<dataset>.png`` (fraction
   of items with BLEUcM <= BLEUw(N-1) as M goes 1..30) for the English targets;
-- ``results.json``: every table of every run with its signature.
+- ``results.json``: every table of every run with its signature;
+- ``runtime.json``: how long the run took (the only file that differs between reruns).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
+import time
 from pathlib import Path
 from typing import Sequence
 
@@ -84,6 +88,18 @@ def _tagged(runs: Sequence[Run], table: str, n: int | None = None) -> pd.DataFra
     return pd.concat(frames, ignore_index=True)
 
 
+def chars_per_word(runs: Sequence[Run]) -> pd.DataFrame:
+    """Mean characters over mean words per sentence, for references and hypotheses (Table 5d)."""
+    rows = []
+    for ds, name, result in runs:
+        lengths = result.table("lengths").set_index(["texts", "unit"])["mean"]
+        row = {"dataset": ds.path, "segmenter": name}
+        for texts in ("references", "hypotheses"):
+            row[texts] = float(lengths[(texts, "characters")] / lengths[(texts, "words")])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def summary(runs: Sequence[Run]) -> tuple[str, dict]:
     """The summary Markdown and the JSON data of every run."""
     english = [r for r in runs if r[0] in config.ENGLISH]
@@ -107,6 +123,7 @@ def summary(runs: Sequence[Run]) -> tuple[str, dict]:
             frame_section(f"Table 5 (Chinese and Japanese targets): M equivalent to N = {n_max} words", _tagged(cjk, "orders", n_max)),
             frame_section("Table 5b (Chinese and Japanese targets): agreement of system rankings", _tagged(cjk, "ranking_agreement", n_max)),
             frame_section("Table 5c (Chinese and Japanese targets): sentence lengths", _tagged(cjk, "lengths")),
+            frame_section("Table 5d (Chinese and Japanese targets): characters per word", chars_per_word(cjk)),
         ]
     first = runs[0][2].signature
     signature = {
@@ -123,6 +140,12 @@ def summary(runs: Sequence[Run]) -> tuple[str, dict]:
     return text, data
 
 
+def write_runtime(path: Path, seconds: float, datasets: Sequence[str]) -> None:
+    """Wall-clock time of the whole run, with what it covered and the machine's CPU count."""
+    record = {"seconds": round(seconds, 1), "datasets": list(datasets), "cpus": os.cpu_count()}
+    write_atomic(path, json.dumps(record, indent=1) + "\n", overwrite=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.denoual2005", description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=config.DATA, help=f"shared data folder (default {config.DATA})")
@@ -136,12 +159,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if unknown:
             parser.error(f"unknown dataset(s) {unknown}; known: {', '.join(known)}")
         datasets = tuple(known[p] for p in args.only)
+    started = time.perf_counter()
     try:
         args.out.mkdir(parents=True, exist_ok=True)
         runs = run_all(args.data, args.out, datasets)
         text, data = summary(runs)
         write_atomic(args.out / "summary.md", text, overwrite=True)
         write_atomic(args.out / "results.json", to_json(data, indent=1) + "\n", overwrite=True)
+        write_runtime(args.out / "runtime.json", time.perf_counter() - started, [d.path for d in datasets])
     except MetaevalError as exc:
         sys.stderr.write(f"denoual2005: error: {exc}\n")
         return exc.exit_code

@@ -7,8 +7,9 @@ For each dataset of ``config.DATASETS`` this runs the whole study through the pu
 with 95% bootstrap intervals, and tests, for every metric, character level against the best
 word level (paired bootstrap on shared segment resamples). Outputs in
 ``experiments/results/li2011/``: one Markdown file per dataset, ``summary.md`` with the
-headline comparison, ``results.tsv`` with every row, and ``results.json`` with the signature.
-Deterministic: the same data and seed give byte-identical files.
+headline comparison, ``results.tsv`` with every row, ``results.json`` with the signature, and
+``runtime.json`` with the wall-clock time of the run. Deterministic: the same data and seed give
+byte-identical files (all but ``runtime.json``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import concurrent.futures as cf
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -270,6 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (results do not depend on it)")
     parser.add_argument("--cache-dir", type=Path, default=None, help="keep segmentations here across runs")
     args = parser.parse_args(argv)
+    started = time.perf_counter()
     args.out.mkdir(parents=True, exist_ok=True)
     all_results, all_tests, signatures = [], [], {}
     executor = cf.ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
@@ -291,6 +294,9 @@ def main(argv: list[str] | None = None) -> int:
     forest_plot(tests, args.out / "forest.png")
     write_atomic(args.out / "references.md", references_markdown(results), overwrite=True)
     write_atomic(args.out / "results.json", json.dumps({"seed": SEED, "n_bootstrap": args.bootstrap, "signatures": signatures}, indent=1, sort_keys=True, ensure_ascii=False) + "\n", overwrite=True)
+    runtime = {"seconds": round(time.perf_counter() - started, 1), "datasets": list(signatures), "jobs": args.jobs,
+               "cpus": os.cpu_count(), "n_bootstrap": args.bootstrap}
+    write_atomic(args.out / "runtime.json", json.dumps(runtime, indent=1) + "\n", overwrite=True)
     print(summary_markdown(tests).split("## Every comparison")[0])
     return 0
 

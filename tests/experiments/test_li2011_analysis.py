@@ -1,0 +1,177 @@
+"""The analysis code of the Li et al. 2011 reproduction on hand-built tables: the best word-level
+segmenter, the char-vs-word rows, the headline counts and the Markdown built from them."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import experiments.li2011.__main__ as li
+from experiments.li2011.config import Dataset
+
+
+def config(metric: str, segmenter: str) -> SimpleNamespace:
+    return SimpleNamespace(metric=metric, segmenter=segmenter)
+
+
+def fake_compare(values: dict[tuple[str, str], float], p_values: dict[frozenset, float], calls: list):
+    """A stand-in for metaeval.evaluate.compare: every pair of the given configurations, in
+    the order given, with the values and p-values chosen here."""
+
+    def compare(configs, judgments, kind, statistic, level, *, grouping, n_bootstrap, seed):  # noqa: ANN001, ANN202
+        calls.append(dict(segmenters=[c.segmenter for c in configs], kind=kind, statistic=statistic, level=level,
+                          grouping=grouping, n_bootstrap=n_bootstrap, seed=seed))
+        rows = []
+        for i, a in enumerate(configs):
+            for b in configs[i + 1 :]:
+                rows.append({
+                    "segmenter_a": a.segmenter, "segmenter_b": b.segmenter,
+                    "value_a": values[(a.metric, a.segmenter)], "value_b": values[(b.metric, b.segmenter)],
+                    "p_value": p_values.get(frozenset((a.segmenter, b.segmenter)), 0.5),
+                })  # fmt: skip
+        return pd.DataFrame(rows, columns=["segmenter_a", "segmenter_b", "value_a", "value_b", "p_value"])
+
+    return compare
+
+
+DS = Dataset("wmt24-esa/en-zh", "wmt24-esa/en-zh", "test", tables=())
+
+
+def test_char_against_the_best_word_segmenter(monkeypatch):
+    configs = [config("bleu", s) for s in ("char", "cjk-char", "jieba", "pkuseg")] + [
+        config("ter", s) for s in ("pkuseg", "char", "jieba")
+    ]
+    values = {
+        ("bleu", "char"): 0.50, ("bleu", "cjk-char"): 0.90, ("bleu", "jieba"): 0.40, ("bleu", "pkuseg"): 0.45,
+        ("ter", "char"): 0.30, ("ter", "jieba"): 0.35, ("ter", "pkuseg"): 0.20,
+    }  # fmt: skip
+    p_values = {frozenset(("char", "pkuseg")): 0.04, frozenset(("char", "jieba")): 0.01}
+    calls: list = []
+    monkeypatch.setattr(li, "compare", fake_compare(values, p_values, calls))
+    study = SimpleNamespace(scores=SimpleNamespace(configs=configs))
+    rows = li.char_vs_word(study, "J", DS, " ref A", "esa", "seg", "consistency", "none", 77)
+    assert [r["metric"] for r in rows] == ["bleu", "ter"]
+    bleu, ter = rows
+    # cjk-char (0.90) is not a word-level segmenter; pkuseg 0.45 beats jieba 0.40
+    assert bleu["best_word"] == "pkuseg" and bleu["best_word_value"] == 0.45
+    assert bleu["char"] == 0.50 and bleu["delta"] == pytest.approx(0.05, abs=1e-15)
+    assert bleu["p_value"] == 0.04
+    # the pair comes as (pkuseg, char) here: found in either orientation
+    assert ter["best_word"] == "jieba" and ter["delta"] == pytest.approx(-0.05, abs=1e-15) and ter["p_value"] == 0.01
+    assert bleu["dataset"] == "wmt24-esa/en-zh ref A"
+    assert {k: bleu[k] for k in ("judgment_kind", "level", "statistic", "grouping")} == {
+        "judgment_kind": "esa", "level": "seg", "statistic": "consistency", "grouping": "none"}
+    # compare sees char and the word segmenters only, with the options given and the study seed
+    assert calls[0] == dict(segmenters=["char", "jieba", "pkuseg"], kind="esa", statistic="consistency", level="seg",
+                            grouping="none", n_bootstrap=77, seed=li.SEED)
+    assert calls[1]["segmenters"] == ["pkuseg", "char", "jieba"]
+
+
+def test_equal_word_values_pick_the_first_name_alphabetically(monkeypatch):
+    configs = [config("bleu", s) for s in ("pkuseg", "char", "jieba")]
+    values = {("bleu", "char"): 0.3, ("bleu", "jieba"): 0.4, ("bleu", "pkuseg"): 0.4}
+    monkeypatch.setattr(li, "compare", fake_compare(values, {frozenset(("char", "jieba")): 0.2}, []))
+    rows = li.char_vs_word(SimpleNamespace(scores=SimpleNamespace(configs=configs)), None, DS, "", "esa", "sys",
+                           "spearman", "none", 10)
+    assert rows[0]["best_word"] == "jieba" and rows[0]["p_value"] == 0.2
+
+
+def test_metrics_without_char_or_words_are_skipped(monkeypatch):
+    configs = [config("chrf", "char"), config("nist", "jieba"), config("nist", "pkuseg"),
+               config("gtm", "char"), config("gtm", "cjk-char")]
+    values = {("chrf", "char"): 0.1, ("nist", "jieba"): 0.2, ("nist", "pkuseg"): 0.3, ("gtm", "char"): 0.4,
+              ("gtm", "cjk-char"): 0.5}
+    calls: list = []
+    monkeypatch.setattr(li, "compare", fake_compare(values, {}, calls))
+    rows = li.char_vs_word(SimpleNamespace(scores=SimpleNamespace(configs=configs)), None, DS, "", "esa", "seg",
+                           "pearson", "none", 10)
+    assert rows == []
+    assert [c["segmenters"] for c in calls] == [["jieba", "pkuseg"]]  # chrf and gtm have < 2 candidates
+
+
+def test_missing_pair_gives_nan_p(monkeypatch):
+    configs = [config("bleu", "char"), config("bleu", "mecab")]
+    values = {("bleu", "char"): 0.3, ("bleu", "mecab"): 0.2}
+
+    def compare(configs, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        return pd.DataFrame([{"segmenter_a": "char", "segmenter_b": "char", "value_a": 0.3, "value_b": 0.3, "p_value": 1.0},
+                             {"segmenter_a": "mecab", "segmenter_b": "mecab", "value_a": 0.2, "value_b": 0.2, "p_value": 1.0}])
+
+    monkeypatch.setattr(li, "compare", compare)
+    rows = li.char_vs_word(SimpleNamespace(scores=SimpleNamespace(configs=configs)), None, DS, "", "esa", "seg",
+                           "pearson", "none", 10)
+    assert len(rows) == 1 and math.isnan(rows[0]["p_value"]) and rows[0]["delta"] == pytest.approx(0.1)
+    assert values  # the values used above
+
+
+def hand_table() -> pd.DataFrame:
+    row = lambda dataset, metric, level, statistic, kind, delta, p: dict(  # noqa: E731
+        dataset=dataset, metric=metric, level=level, statistic=statistic, judgment_kind=kind, grouping="none",
+        char=0.5 + delta, best_word="jieba", best_word_value=0.5, delta=delta, p_value=p)
+    return pd.DataFrame([
+        row("wmt24-esa/en-zh", "bleu", "seg", "consistency", "esa", 0.02, 0.01),
+        row("wmt24-esa/en-zh", "nist", "seg", "consistency", "esa", 0.014, 0.05),  # p == .05 counts
+        row("wmt24-esa/en-zh", "ter", "seg", "consistency", "esa", -0.03, 0.051),  # not significant
+        row("wmt24-esa/en-zh", "gtm", "seg", "consistency", "esa", 0.0, 1.0),  # neither ahead
+        row("wmt24-esa/en-zh", "chrf", "seg", "consistency", "esa", 0.5, 0.0),  # left out
+        row("wmt21/en-zh ref A", "bleu", "sys", "spearman", "da_z", -0.1, 0.01),
+        row("wmt21/en-zh ref B", "bleu", "sys", "spearman", "da_z", 0.2, 0.3),
+        row("wmt24-esa/en-ja", "bleu", "seg", "consistency", "esa", -0.04, 0.02),
+    ])  # fmt: skip
+
+
+def test_headline_counts_by_hand():
+    head = li.headline(hand_table())
+    assert list(head[["language", "level", "statistic", "human"]].itertuples(index=False, name=None)) == [
+        ("Chinese", "seg", "consistency", "esa"), ("Chinese", "sys", "spearman", "da_z"),
+        ("Japanese", "seg", "consistency", "esa")]
+    zh_seg, zh_sys, ja = (head.iloc[i] for i in range(3))
+    assert (zh_seg.comparisons, zh_seg.char_ahead, zh_seg.words_ahead) == (4, 2, 1)
+    assert (zh_seg.char_significant, zh_seg.words_significant) == (2, 0)
+    assert zh_seg.mean_delta == pytest.approx((0.02 + 0.014 - 0.03 + 0.0) / 4, abs=1e-15)
+    assert zh_seg.datasets == "wmt24-esa/en-zh"
+    assert (zh_sys.comparisons, zh_sys.char_ahead, zh_sys.words_ahead, zh_sys.char_significant, zh_sys.words_significant) == (2, 1, 1, 0, 1)
+    assert zh_sys.datasets == "wmt21/en-zh ref A, wmt21/en-zh ref B"
+    assert zh_sys.mean_delta == pytest.approx(0.05, abs=1e-15)
+    assert (ja.comparisons, ja.words_ahead, ja.words_significant, ja.char_ahead) == (1, 1, 1, 0)
+
+
+def test_summary_markdown_rows():
+    text = li.summary_markdown(hand_table())
+    assert "| Chinese | seg | consistency | esa | wmt24-esa/en-zh | 4 | 2 (2) | 1 (0) | +0.001 |" in text
+    assert "| Chinese | sys | spearman | da_z | wmt21/en-zh ref A, wmt21/en-zh ref B | 2 | 1 (0) | 1 (1) | +0.050 |" in text
+    assert "| Japanese | seg | consistency | esa | wmt24-esa/en-ja | 1 | 0 (0) | 1 (1) | -0.040 |" in text
+    assert "| wmt24-esa/en-zh | seg | consistency | esa | ter | 0.470 | jieba | 0.500 | -0.030 | 0.051 |" in text
+    # chrF stays in the list of every comparison, out of the counts
+    assert "| chrf | 1.000 |" in text
+
+
+def test_references_markdown_pivots_the_reference_variants():
+    rows = []
+    for variant, values in ((" ref A", (0.5, 0.6)), (" ref B", (0.4, 0.45)), (" refs A+B", (0.55, 0.61))):
+        for segmenter, value in zip(("char", "pkuseg"), values):
+            rows.append(dict(dataset="wmt21/en-zh" + variant, level="sys", statistic="spearman", judgment_kind="da_z",
+                             metric="bleu", segmenter=segmenter, value=value))
+    rows.append(dict(dataset="wmt21/en-zh ref A", level="sys", statistic="pearson", judgment_kind="da_z",
+                     metric="bleu", segmenter="char", value=0.99))
+    rows.append(dict(dataset="wmt21/en-ja", level="sys", statistic="spearman", judgment_kind="da_z",
+                     metric="bleu", segmenter="char", value=0.98))
+    text = li.references_markdown(pd.DataFrame(rows))
+    assert "| metric | segmenter | ref A | ref B | refs A+B |" in text
+    assert "| bleu | char | 0.500 | 0.400 | 0.550 |" in text
+    assert "| bleu | pkuseg | 0.600 | 0.450 | 0.610 |" in text
+    assert "0.99" not in text
+    assert li.references_markdown(pd.DataFrame(rows[-1:])) == ""
+
+
+def test_reference_variants_of_a_dataset():
+    plain = Dataset("x", "x", "d", tables=())
+    assert plain.reference_variants(["A", "B"]) == [("", ["A", "B"])]
+    multi = Dataset("x/y", "x/y", "d", tables=(), ref_variants=((" ref A", ("A",)), (" refs A+B", ("A", "B"))))
+    assert multi.reference_variants(["A", "B"]) == [(" ref A", ["A"]), (" refs A+B", ["A", "B"])]
+    assert multi.slug == "x_y"
+    assert np.isfinite(li.SEED)

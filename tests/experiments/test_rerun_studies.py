@@ -1,0 +1,64 @@
+"""Rerun parts of both studies and compare with the committed result files, byte for byte.
+
+Li et al. 2011: WMT24 English→Japanese, which carries every kind of comparison the README
+counts (segment-level consistency and Pearson with paired bootstrap p-values, system-level
+Spearman). Denoual & Lepage 2005: the two English targets (M* = 18 and 20) and WMT24
+English→Japanese (M* = 8). The other datasets take the same code path on more data.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.golden_util import DATA
+
+REPO = Path(__file__).resolve().parents[2]
+RESULTS = REPO / "experiments" / "results"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not (DATA / "wmt24-esa" / "en-ja").is_dir(), reason=f"shared data not found: {DATA}"),
+]
+
+
+def rows_of(path: Path, datasets: set[str]) -> pd.DataFrame:
+    table = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    return table[table.dataset.isin(datasets)].reset_index(drop=True)
+
+
+def test_li2011_rerun_matches_the_committed_files(tmp_path):
+    from experiments.li2011.__main__ import main
+
+    assert main(["--data", str(DATA), "--out", str(tmp_path), "--only", "wmt24-esa/en-ja", "--jobs", "1"]) == 0
+    name = "wmt24-esa_en-ja.md"
+    assert (tmp_path / name).read_bytes() == (RESULTS / "li2011" / name).read_bytes()
+    for table in ("results.tsv", "char_vs_word.tsv"):
+        rerun = rows_of(tmp_path / table, {"wmt24-esa/en-ja"})
+        committed = rows_of(RESULTS / "li2011" / table, {"wmt24-esa/en-ja"})
+        assert len(rerun) > 0
+        pd.testing.assert_frame_equal(rerun, committed)
+    runtime = json.loads((tmp_path / "runtime.json").read_text(encoding="utf-8"))
+    assert runtime["datasets"] == ["wmt24-esa/en-ja"] and runtime["seconds"] > 0
+
+
+def test_denoual2005_rerun_matches_the_committed_files(tmp_path):
+    from experiments.denoual2005.__main__ import main
+
+    only = ["wmt21/ja-en", "wmt21/de-en", "wmt24-esa/en-ja"]
+    argv = ["--data", str(DATA), "--out", str(tmp_path)]
+    for path in only:
+        argv += ["--only", path]
+    assert main(argv) == 0
+    for name in ("wmt21_ja-en.13a.md", "wmt21_de-en.13a.md", "wmt24-esa_en-ja.mecab.md"):
+        assert (tmp_path / name).read_bytes() == (RESULTS / "denoual2005" / name).read_bytes(), name
+    rerun = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))["runs"]
+    committed = json.loads((RESULTS / "denoual2005" / "results.json").read_text(encoding="utf-8"))["runs"]
+    assert set(rerun) == {"wmt21_ja-en.13a", "wmt21_de-en.13a", "wmt24-esa_en-ja.mecab"}
+    for key, run in rerun.items():
+        assert run == committed[key], key
+    m_star = {key: [r for r in run["tables"]["orders"] if r["N"] == 4][0]["analogical_M"] for key, run in rerun.items()}
+    assert m_star == {"wmt21_ja-en.13a": 18, "wmt21_de-en.13a": 20, "wmt24-esa_en-ja.mecab": 8}
