@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -108,16 +107,20 @@ def _catches_sigterm(pid: int) -> bool:
     return False
 
 
-@pytest.mark.skipif(not Path("/proc/self/status").exists() or shutil.which("metaeval") is None,
-                    reason="needs Linux /proc and the installed metaeval console script")
+#: the command in a real process, through the interpreter running the tests (no PATH lookup)
+METAEVAL = [sys.executable, "-m", "metaeval"]
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
 def test_sigterm_during_run_leaves_no_partial_file(corpus, tmp_path):
     """A real SIGTERM, sent once ``metaeval run`` has installed its handler and is working
     (100,000 bootstrap samples keep it busy for seconds), exits 130 with no file in --out."""
     out = tmp_path / "out"
     proc = subprocess.Popen(
-        [shutil.which("metaeval"), "run", str(corpus), "-s", "char", "-m", "bleu", "--bootstrap", "100000",
+        [*METAEVAL, "run", str(corpus), "-s", "char", "-m", "bleu", "--bootstrap", "100000",
          "-q", "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 30
@@ -207,18 +210,27 @@ def test_nothing_is_downloaded(cli, corpus, monkeypatch):
     assert "jieba" in result.out
 
 
-@pytest.mark.skipif(shutil.which("metaeval") is None, reason="the metaeval console script is not installed")
+def test_console_script_points_at_the_command():
+    """The installed ``metaeval`` script runs ``metaeval.cli:main``, which ``python -m metaeval`` runs too."""
+    from importlib.metadata import entry_points
+
+    (script,) = [e for e in entry_points(group="console_scripts") if e.name == "metaeval"]
+    assert script.value == "metaeval.cli:main"
+    main_module = (REPO / "metaeval" / "__main__.py").read_text(encoding="utf-8")
+    assert "from metaeval.cli import main" in main_module and "sys.exit(main())" in main_module
+
+
 def test_console_script_shows_no_traceback(corpus):
-    """The installed ``metaeval`` script, in a real process, on bad data and on bad usage."""
+    """The command in a real process, on bad data and on bad usage."""
     system = corpus / "systems" / "s2.zh"
     system.write_bytes(system.read_bytes() + b"\xc3\x28\n")
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
-    bad_data = subprocess.run([shutil.which("metaeval"), "run", str(corpus), "-q"], capture_output=True, text=True,
-                              env=env, timeout=120)  # fmt: skip
+    bad_data = subprocess.run([*METAEVAL, "run", str(corpus), "-q"], capture_output=True, text=True,
+                              env=env, timeout=120, cwd=REPO)  # fmt: skip
     assert bad_data.returncode == 1 and bad_data.stdout == ""
     assert bad_data.stderr.startswith("metaeval: error: ") and bad_data.stderr.count("\n") == 1
     assert "s2.zh:5" in bad_data.stderr and "Traceback" not in bad_data.stderr
-    bad_usage = subprocess.run([shutil.which("metaeval"), "run", str(corpus), "--bootstrap", "many"],
-                               capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
+    bad_usage = subprocess.run([*METAEVAL, "run", str(corpus), "--bootstrap", "many"],
+                               capture_output=True, text=True, env=env, timeout=120, cwd=REPO)  # fmt: skip
     assert bad_usage.returncode == 2 and "Traceback" not in bad_usage.stderr
     assert bad_usage.stderr.startswith("metaeval: error: run: ") and "--bootstrap" in bad_usage.stderr
