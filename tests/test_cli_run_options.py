@@ -52,7 +52,7 @@ def brute_force_counts(scores: pd.DataFrame, judgments: pd.DataFrame, threshold:
     per (segment, system), by different judges, so pairs are formed within a segment."""
     assert not judgments.duplicated(["seg_id", "system"]).any()
     metric = {(r.system, r.seg_id): r.score for r in scores.itertuples()}
-    counts = dict(concordant=0, discordant=0, metric_ties=0, human_ties=0)
+    counts = {"concordant": 0, "discordant": 0, "metric_ties": 0, "human_ties": 0}
     for _, group in judgments.groupby("seg_id"):
         for a, b in itertools.combinations(list(group.itertuples()), 2):
             dh = a.value - b.value
@@ -157,7 +157,7 @@ def test_run_layout_table_and_ranked(capsys, corpus):
     shown = f"{float(value):.3f}"
     assert shown in table and shown in ranked
     # table layout: one row per segmenter with the metrics as columns
-    assert any(line.startswith("| char") or line.startswith("| `char`") for line in table.splitlines())
+    assert any(line.startswith(("| char", "| `char`")) for line in table.splitlines())
 
 
 def test_run_segmenters_and_metrics_select_the_configurations(capsys, corpus):

@@ -12,7 +12,11 @@ import math
 import numpy as np
 import pytest
 
-from metaeval.correlation import Correlation, paired_bootstrap_test, paired_permutation_test
+from metaeval.correlation import (
+    Correlation,
+    paired_bootstrap_test,
+    paired_permutation_test,
+)
 from metaeval.errors import UsageError
 
 # sample-by-sample a - b: +0.3, -0.1, 0.0, -0.1, +0.5, +0.4, NaN, NaN, +0.7, +0.1
@@ -110,7 +114,7 @@ def _zscore(v: np.ndarray) -> np.ndarray:
     return (v - mean) / (sd if sd > 0 else 1.0)
 
 
-def _permutation_oracle(statistic, a, b, seed, n_samples):  # noqa: ANN001, ANN202
+def _permutation_oracle(statistic, a, b, seed, n_samples):
     """PERM-BOTH written out from the definition with the same random stream."""
     rng = np.random.default_rng(seed)
     delta = statistic(a) - statistic(b)

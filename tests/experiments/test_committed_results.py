@@ -63,7 +63,7 @@ def test_m_star_pinned():
     for run in DL:
         row = n4(run)
         assert row["analogical_fraction"] >= 0.9  # the 90% criterion holds at M*
-        agreement = [r for r in DL[run]["tables"]["ranking_agreement"] if r["N"] == 4][0]
+        agreement = next(r for r in DL[run]["tables"]["ranking_agreement"] if r["N"] == 4)
         assert agreement["M_star"] == row["analogical_M"] and agreement["criterion"] == "analogical"
 
 
@@ -120,7 +120,7 @@ def test_denoual_prose_is_copied_from_the_results():
     assert f"a word averages {min(ratios):.1f}–{max(ratios):.1f} characters" in section
     spearman = {}
     for run in ("wmt21_ja-en.13a", "wmt21_de-en.13a"):
-        spearman[run] = [r for r in DL[run]["tables"]["ranking_agreement"] if r["N"] == 4][0]["spearman"]
+        spearman[run] = next(r for r in DL[run]["tables"]["ranking_agreement"] if r["N"] == 4)["spearman"]
     assert f"Japanese→English Spearman {f3(spearman['wmt21_ja-en.13a'])}" in section
     assert f"German→English {f3(spearman['wmt21_de-en.13a'])}" in section
     assert f"M* = {n4('wmt21_ja-en.13a')['analogical_M']} and {n4('wmt21_de-en.13a')['analogical_M']}" in section
@@ -135,7 +135,7 @@ DATA = {"WMT24": "wmt24-esa/en-", "MLQE-PE": "mlqe-pe/en-", "WMT21": "wmt21/en-"
 
 def headline_rows() -> pd.DataFrame:
     lines = (RESULTS / "li2011" / "summary.md").read_text(encoding="utf-8").split("## Every comparison")[0].splitlines()
-    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines if line.startswith("| Chinese") or line.startswith("| Japanese")]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines if line.startswith(("| Chinese", "| Japanese"))]
     return pd.DataFrame(rows, columns=["language", "level", "statistic", "human", "datasets", "comparisons", "char", "words", "mean"])
 
 
@@ -143,7 +143,7 @@ def test_li_table_in_the_readme_is_copied_from_the_summary():
     section = readme_section("### Li, Zong & Ng 2011")
     summary = headline_rows()
     readme_rows = [[c.strip() for c in line.strip("|").split("|")] for line in section.splitlines()
-                   if line.startswith("| Chinese") or line.startswith("| Japanese")]
+                   if line.startswith(("| Chinese", "| Japanese"))]
     assert len(readme_rows) >= 10
     for language, level, statistic, human, data, char, words, mean in readme_rows:
         kind = HUMAN[human]
@@ -208,7 +208,7 @@ def test_li_reference_and_hter_prose_is_copied_from_the_results():
     section = prose("### Li, Zong & Ng 2011")
     refs = LI[(LI.level == "sys") & (LI.statistic == "spearman") & (LI.judgment_kind == "da_z")
               & LI.dataset.str.startswith("wmt21/en-zh ")]
-    value = lambda dataset, metric, seg: float(  # noqa: E731
+    value = lambda dataset, metric, seg: float(
         refs[(refs.dataset == dataset) & (refs.metric == metric) & (refs.segmenter == seg)].value.iloc[0])
     a, b, ab = "wmt21/en-zh ref A", "wmt21/en-zh ref B", "wmt21/en-zh refs A+B"
     assert (f"METEOR {f3(value(a, 'meteor', 'cjk-char'))} with reference A, against {f3(value(a, 'meteor', 'char'))} "

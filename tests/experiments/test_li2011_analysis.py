@@ -22,9 +22,9 @@ def fake_compare(values: dict[tuple[str, str], float], p_values: dict[frozenset,
     """A stand-in for metaeval.evaluate.compare: every pair of the given configurations, in
     the order given, with the values and p-values chosen here."""
 
-    def compare(configs, judgments, kind, statistic, level, *, grouping, n_bootstrap, seed):  # noqa: ANN001, ANN202
-        calls.append(dict(segmenters=[c.segmenter for c in configs], kind=kind, statistic=statistic, level=level,
-                          grouping=grouping, n_bootstrap=n_bootstrap, seed=seed))
+    def compare(configs, judgments, kind, statistic, level, *, grouping, n_bootstrap, seed):
+        calls.append({"segmenters": [c.segmenter for c in configs], "kind": kind, "statistic": statistic, "level": level,
+                          "grouping": grouping, "n_bootstrap": n_bootstrap, "seed": seed})
         rows = []
         for i, a in enumerate(configs):
             for b in configs[i + 1 :]:
@@ -66,8 +66,8 @@ def test_char_against_the_best_word_segmenter(monkeypatch):
     assert {k: bleu[k] for k in ("judgment_kind", "level", "statistic", "grouping")} == {
         "judgment_kind": "esa", "level": "seg", "statistic": "consistency", "grouping": "none"}
     # compare sees char and the word segmenters only, with the options given and the study seed
-    assert calls[0] == dict(segmenters=["char", "jieba", "pkuseg"], kind="esa", statistic="consistency", level="seg",
-                            grouping="none", n_bootstrap=77, seed=li.SEED)
+    assert calls[0] == {"segmenters": ["char", "jieba", "pkuseg"], "kind": "esa", "statistic": "consistency", "level": "seg",
+                            "grouping": "none", "n_bootstrap": 77, "seed": li.SEED}
     assert calls[1]["segmenters"] == ["pkuseg", "char", "jieba"]
 
 
@@ -97,7 +97,7 @@ def test_missing_pair_gives_nan_p(monkeypatch):
     configs = [config("bleu", "char"), config("bleu", "mecab")]
     values = {("bleu", "char"): 0.3, ("bleu", "mecab"): 0.2}
 
-    def compare(configs, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+    def compare(configs, *args, **kwargs):
         return pd.DataFrame([{"segmenter_a": "char", "segmenter_b": "char", "value_a": 0.3, "value_b": 0.3, "p_value": 1.0},
                              {"segmenter_a": "mecab", "segmenter_b": "mecab", "value_a": 0.2, "value_b": 0.2, "p_value": 1.0}])
 
@@ -109,9 +109,9 @@ def test_missing_pair_gives_nan_p(monkeypatch):
 
 
 def hand_table() -> pd.DataFrame:
-    row = lambda dataset, metric, level, statistic, kind, delta, p: dict(  # noqa: E731
-        dataset=dataset, metric=metric, level=level, statistic=statistic, judgment_kind=kind, grouping="none",
-        char=0.5 + delta, best_word="jieba", best_word_value=0.5, delta=delta, p_value=p)
+    row = lambda dataset, metric, level, statistic, kind, delta, p: {
+        "dataset": dataset, "metric": metric, "level": level, "statistic": statistic, "judgment_kind": kind, "grouping": "none",
+        "char": 0.5 + delta, "best_word": "jieba", "best_word_value": 0.5, "delta": delta, "p_value": p}
     return pd.DataFrame([
         row("wmt24-esa/en-zh", "bleu", "seg", "consistency", "esa", 0.02, 0.01),
         row("wmt24-esa/en-zh", "nist", "seg", "consistency", "esa", 0.014, 0.05),  # p == .05 counts
@@ -154,12 +154,12 @@ def test_references_markdown_pivots_the_reference_variants():
     rows = []
     for variant, values in ((" ref A", (0.5, 0.6)), (" ref B", (0.4, 0.45)), (" refs A+B", (0.55, 0.61))):
         for segmenter, value in zip(("char", "pkuseg"), values):
-            rows.append(dict(dataset="wmt21/en-zh" + variant, level="sys", statistic="spearman", judgment_kind="da_z",
-                             metric="bleu", segmenter=segmenter, value=value))
-    rows.append(dict(dataset="wmt21/en-zh ref A", level="sys", statistic="pearson", judgment_kind="da_z",
-                     metric="bleu", segmenter="char", value=0.99))
-    rows.append(dict(dataset="wmt21/en-ja", level="sys", statistic="spearman", judgment_kind="da_z",
-                     metric="bleu", segmenter="char", value=0.98))
+            rows.append({"dataset": "wmt21/en-zh" + variant, "level": "sys", "statistic": "spearman", "judgment_kind": "da_z",
+                             "metric": "bleu", "segmenter": segmenter, "value": value})
+    rows.append({"dataset": "wmt21/en-zh ref A", "level": "sys", "statistic": "pearson", "judgment_kind": "da_z",
+                     "metric": "bleu", "segmenter": "char", "value": 0.99})
+    rows.append({"dataset": "wmt21/en-ja", "level": "sys", "statistic": "spearman", "judgment_kind": "da_z",
+                     "metric": "bleu", "segmenter": "char", "value": 0.98})
     text = li.references_markdown(pd.DataFrame(rows))
     assert "| metric | segmenter | ref A | ref B | refs A+B |" in text
     assert "| bleu | char | 0.500 | 0.400 | 0.550 |" in text

@@ -60,5 +60,5 @@ def test_denoual2005_rerun_matches_the_committed_files(tmp_path):
     assert set(rerun) == {"wmt21_ja-en.13a", "wmt21_de-en.13a", "wmt24-esa_en-ja.mecab"}
     for key, run in rerun.items():
         assert run == committed[key], key
-    m_star = {key: [r for r in run["tables"]["orders"] if r["N"] == 4][0]["analogical_M"] for key, run in rerun.items()}
+    m_star = {key: next(r for r in run["tables"]["orders"] if r["N"] == 4)["analogical_M"] for key, run in rerun.items()}
     assert m_star == {"wmt21_ja-en.13a": 18, "wmt21_de-en.13a": 20, "wmt24-esa_en-ja.mecab": 8}

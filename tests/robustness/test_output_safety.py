@@ -81,7 +81,7 @@ def test_keyboard_interrupt_inside_scoring_leaves_nothing(cli, corpus, tmp_path,
 
 
 def test_interrupt_while_writing_the_out_folder_leaves_no_file(cli, corpus, tmp_path, monkeypatch):
-    import metaeval.report.files as files
+    from metaeval.report import files
 
     real = files.write_atomic
     calls = []
