@@ -221,6 +221,15 @@ def test_li_reference_and_hter_prose_is_copied_from_the_results():
     assert f"(jieba r = {f3(abs(hter['jieba']))}, characters {f3(abs(hter['char']))})" in section
 
 
+@pytest.mark.parametrize("study", ["li2011", "denoual2005"])
+def test_runtimes_in_the_readme_are_the_recorded_ones(study):
+    """The run time beside each study's command is the one its last full run recorded."""
+    runtime = json.loads((RESULTS / study / "runtime.json").read_text(encoding="utf-8"))
+    minutes = round(runtime["seconds"] / 60)
+    line = next(line for line in README.splitlines() if line.startswith(f"python -m experiments.{study} "))
+    assert f"# {minutes} minutes on {runtime['cpus']} " in line and "(runtime.json)" in line
+
+
 @pytest.mark.parametrize("quote", ["BLEU 0.97 against 0.89–0.91 on NIST'08", "the paper reports 17–18"])
 def test_numbers_from_the_papers_are_marked_as_quotations(quote):
     """Figures of the papers are not in the result files: the README must say they are quoted."""
