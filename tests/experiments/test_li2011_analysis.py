@@ -32,8 +32,12 @@ def fake_compare(values: dict[tuple[str, str], float], p_values: dict[frozenset,
                     "segmenter_a": a.segmenter, "segmenter_b": b.segmenter,
                     "value_a": values[(a.metric, a.segmenter)], "value_b": values[(b.metric, b.segmenter)],
                     "p_value": p_values.get(frozenset((a.segmenter, b.segmenter)), 0.5),
+                    # an interval of (a - b), asymmetric so that a flip shows
+                    "delta_ci_low": values[(a.metric, a.segmenter)] - values[(b.metric, b.segmenter)] - 0.01,
+                    "delta_ci_high": values[(a.metric, a.segmenter)] - values[(b.metric, b.segmenter)] + 0.02,
                 })  # fmt: skip
-        return pd.DataFrame(rows, columns=["segmenter_a", "segmenter_b", "value_a", "value_b", "p_value"])
+        return pd.DataFrame(rows, columns=["segmenter_a", "segmenter_b", "value_a", "value_b", "p_value",
+                                           "delta_ci_low", "delta_ci_high"])
 
     return compare
 
@@ -43,7 +47,7 @@ DS = Dataset("wmt24-esa/en-zh", "wmt24-esa/en-zh", "test", tables=())
 
 def test_char_against_the_best_word_segmenter(monkeypatch):
     configs = [config("bleu", s) for s in ("char", "cjk-char", "jieba", "pkuseg")] + [
-        config("ter", s) for s in ("pkuseg", "char", "jieba")
+        config("ter", s) for s in ("pkuseg", "jieba", "char")
     ]
     values = {
         ("bleu", "char"): 0.50, ("bleu", "cjk-char"): 0.90, ("bleu", "jieba"): 0.40, ("bleu", "pkuseg"): 0.45,
@@ -60,7 +64,10 @@ def test_char_against_the_best_word_segmenter(monkeypatch):
     assert bleu["best_word"] == "pkuseg" and bleu["best_word_value"] == 0.45
     assert bleu["char"] == 0.50 and bleu["delta"] == pytest.approx(0.05, abs=1e-15)
     assert bleu["p_value"] == 0.04
-    # the pair comes as (pkuseg, char) here: found in either orientation
+    assert (bleu["delta_ci_low"], bleu["delta_ci_high"]) == pytest.approx((0.04, 0.07), abs=1e-12)
+    # (jieba, char) comes as a - b = jieba - char: its interval is flipped to char - jieba
+    assert (ter["delta_ci_low"], ter["delta_ci_high"]) == pytest.approx((-0.07, -0.04), abs=1e-12)
+    # the pair comes as (jieba, char) here: found in either orientation
     assert ter["best_word"] == "jieba" and ter["delta"] == pytest.approx(-0.05, abs=1e-15) and ter["p_value"] == 0.01
     assert bleu["dataset"] == "wmt24-esa/en-zh ref A"
     assert {k: bleu[k] for k in ("judgment_kind", "level", "statistic", "grouping")} == {
@@ -68,7 +75,7 @@ def test_char_against_the_best_word_segmenter(monkeypatch):
     # compare sees char and the word segmenters only, with the options given and the study seed
     assert calls[0] == {"segmenters": ["char", "jieba", "pkuseg"], "kind": "esa", "statistic": "consistency", "level": "seg",
                             "grouping": "none", "n_bootstrap": 77, "seed": li.SEED}
-    assert calls[1]["segmenters"] == ["pkuseg", "char", "jieba"]
+    assert calls[1]["segmenters"] == ["pkuseg", "jieba", "char"]
 
 
 def test_equal_word_values_pick_the_first_name_alphabetically(monkeypatch):
@@ -105,6 +112,7 @@ def test_missing_pair_gives_nan_p(monkeypatch):
     rows = li.char_vs_word(SimpleNamespace(scores=SimpleNamespace(configs=configs)), None, DS, "", "esa", "seg",
                            "pearson", "none", 10)
     assert len(rows) == 1 and math.isnan(rows[0]["p_value"]) and rows[0]["delta"] == pytest.approx(0.1)
+    assert math.isnan(rows[0]["delta_ci_low"]) and math.isnan(rows[0]["delta_ci_high"])
     assert values  # the values used above
 
 
