@@ -120,6 +120,18 @@ def _positive(text: str) -> int:
     return value
 
 
+#: Upper bound of --jobs: more worker processes than this only multiply memory.
+MAX_JOBS = 256
+
+
+def _jobs(text: str) -> int:
+    """argparse type of ``--jobs``: 0 (automatic) to :data:`MAX_JOBS`."""
+    value = _non_negative(text)
+    if value > MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_JOBS} worker processes, got {value}")
+    return value
+
+
 # --- subcommands -----------------------------------------------------------------------
 
 
@@ -469,7 +481,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--metric", "-m", action="append", help="metric spec, e.g. bleu:n=18,smooth=none (repeatable)")
         p.add_argument("--missing", choices=("error", "skip", "empty"), default="error",
                        help="policy for segments a system lacks (default: error)")
-        p.add_argument("--jobs", "-j", type=_non_negative, default=0,
+        p.add_argument("--jobs", "-j", type=_jobs, default=0,
                        help="processes for segmentation, scoring and bootstrap (default 0: one per CPU; 1: this process only)")
         p.add_argument("--scheduler", metavar="ADDRESS",
                        help="run segmentation, scoring and bootstrap on a Dask cluster (tcp://host:8786 or a scheduler file)")

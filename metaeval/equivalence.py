@@ -46,6 +46,10 @@ _GRADE_EPS = 1e-9
 _LE_EPS = 1e-12
 
 
+#: Upper bound of --max-word-order and --max-char-order (as for metric orders).
+MAX_ORDER = 100
+
+
 @dataclass(frozen=True)
 class EquivalenceSettings:
     """Options of the analysis; every one is recorded in the result's signature.
@@ -67,6 +71,8 @@ class EquivalenceSettings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+            if name != "n_grades" and value > MAX_ORDER:
+                raise ValueError(f"{name} must be at most {MAX_ORDER}, got {value!r}")
         if self.n_grades < 2:
             raise ValueError(f"n_grades must be at least 2, got {self.n_grades!r}")
         if not 0.0 < float(self.threshold) <= 1.0:

@@ -39,6 +39,11 @@ def metric_class(name: str) -> type[Metric]:
     return getattr(import_module(module), cls_name)
 
 
+#: Largest value of each size option (a usage error beyond): n-gram orders cost memory and
+#: time in proportion, and beyond 100 no segment of real data has a matching n-gram.
+UPPER_BOUNDS = {"n": 100, "char_order": 100, "word_order": 100, "beta": 100, "beam": 1000}
+
+
 def get_metric(spec: str) -> Metric:
     """Build the metric named by ``spec`` (``name[:key=value,...]``).
 
@@ -52,6 +57,12 @@ def get_metric(spec: str) -> Metric:
     cls = metric_class(name)
     kwargs = dict(fixed)
     kwargs.update(coerce_options(cls, spec, options))
+    for key, bound in UPPER_BOUNDS.items():
+        value = kwargs.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > bound:
+            from metaeval.errors import UsageError
+
+            raise UsageError(f"metric spec {spec!r}: {key}={value} is above the upper bound {bound}")
     try:
         return cls(**kwargs)
     except ValueError as exc:
