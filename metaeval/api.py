@@ -235,6 +235,7 @@ def run(
         clusters=n_bootstrap > 0,
         dataset=corpus_obj.name,
         progress=progress,
+        store=cache_dir,
         **statistics_options,
     )
     signature = {

@@ -496,6 +496,7 @@ def _items(
     kinds: Sequence[str] | None,
     settings: Settings,
     progress: Progress | None = None,
+    store=None,  # noqa: ANN001 - a metaeval.store.Store
 ) -> list[tuple[_Item, list[str]]]:
     """Every item of every configuration. The bootstrap resamples are drawn in blocks of at most
     :data:`BOOTSTRAP_BLOCK_ELEMENTS` (samples x segments) from one seeded stream: each block is
@@ -503,6 +504,8 @@ def _items(
     one block, not with the number of samples (the draws are those of a single draw)."""
     seg_ids = _shared_segments(configs)
     kind_list = _resolve_kinds(judgments, kinds)
+    if store is not None:
+        return _items_stored(configs, judgments, kind_list, settings, store, progress)
     if not settings.n_bootstrap:
         return _items_on(configs, judgments, kind_list, settings, seg_ids, None, progress)
     rng = np.random.default_rng(settings.seed)
@@ -525,6 +528,80 @@ def _items(
             low, high = percentile_ci(joined, settings.ci) if item.result.defined else (math.nan, math.nan)
             item.result = dataclasses.replace(item.result, samples=joined, ci_low=low, ci_high=high)
     return merged
+
+
+def _config_key(config: ConfigScores, judged: str, kind_list: list[str], settings: Settings) -> str:
+    """What a configuration's items depend on: its scores and statistics (by SHA-256), the
+    judgments, the kinds and every setting."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for part in (config.config, "\x1f".join(config.systems), "\x1f".join(config.seg_ids), repr(config.higher_is_better)):
+        h.update(part.encode("utf-8", "surrogatepass") + b"\x1e")
+    for array in (config.seg_scores, config.sys_scores, config.stats):
+        h.update(b"-" if array is None else np.ascontiguousarray(array, dtype=float).tobytes())
+    return f"items|{h.hexdigest()}|{judged}|{','.join(kind_list)}|{settings!r}"
+
+
+def _judgments_digest(judgments: Judgments) -> str:
+    import hashlib
+
+    h = hashlib.sha256(pd.util.hash_pandas_object(judgments.table, index=False).to_numpy().tobytes())
+    if judgments.system_scores is not None:
+        h.update(judgments.system_scores.to_csv().encode("utf-8"))
+    h.update(repr(sorted(dict(judgments.directions or {}).items())).encode("utf-8"))
+    return h.hexdigest()
+
+
+_RESULT_FLOATS = ("value", "ci_low", "ci_high", "p_value", "epsilon")
+
+
+def _save_items(store, key: str, found: list[tuple[_Item, list[str]]]) -> None:  # noqa: ANN001
+    meta, floats, samples = [], [], {}
+    for i, (item, dropped) in enumerate(found):
+        r = item.result
+        floats.append([getattr(r, name) for name in _RESULT_FLOATS])
+        meta.append({
+            "kind": item.kind, "level": item.level, "statistic": item.statistic, "grouping": item.grouping,
+            "sys_human": item.sys_human, "note": item.note, "dropped": list(dropped), "n": int(r.n),
+            "counts": None if r.counts is None else {k: getattr(v, "item", lambda v=v: v)() for k, v in r.counts.items()},
+            "reason": r.undefined_reason,
+        })  # fmt: skip
+        if r.samples is not None:
+            samples[f"s{i}"] = np.asarray(r.samples, dtype=float)
+    store.put("items", key, {"floats": np.asarray(floats, dtype=float).reshape(len(found), len(_RESULT_FLOATS)), **samples},
+              {"items": meta})
+
+
+def _load_items(store, key: str, config: ConfigScores) -> list[tuple[_Item, list[str]]] | None:  # noqa: ANN001
+    entry = store.get("items", key)
+    if entry is None:
+        return None
+    out = []
+    for i, m in enumerate(entry["meta"]["items"]):
+        values = dict(zip(_RESULT_FLOATS, (float(v) for v in entry["floats"][i])))
+        result = Correlation(
+            values["value"], values["ci_low"], values["ci_high"], m["n"], values["p_value"], m["counts"], m["reason"],
+            entry.get(f"s{i}"), values["epsilon"],
+        )  # fmt: skip
+        item = _Item(config, m["kind"], m["level"], m["statistic"], m["grouping"], result, m["sys_human"], m["note"])
+        out.append((item, list(m["dropped"])))
+    return out
+
+
+def _items_stored(configs, judgments, kind_list, settings, store, progress):  # noqa: ANN001, ANN202
+    """:func:`_items` with each configuration's items kept in ``store`` by content hash:
+    configurations seen before are read back, the others computed (together) and stored."""
+    judged = _judgments_digest(judgments)
+    keys = [_config_key(c, judged, kind_list, settings) for c in configs]
+    found = {i: _load_items(store, key, c) for i, (c, key) in enumerate(zip(configs, keys))}
+    todo = [i for i, items in found.items() if items is None]
+    if todo:
+        computed = _items([configs[i] for i in todo], judgments, kind_list, settings, progress)
+        for i in todo:
+            found[i] = [(item, dropped) for item, dropped in computed if item.config is configs[i]]
+            _save_items(store, keys[i], found[i])
+    return [pair for i in range(len(configs)) for pair in found[i]]  # type: ignore[union-attr]
 
 
 def _items_on(
@@ -588,6 +665,7 @@ def evaluate(
     refit_epsilon: bool = True,
     permutations: int = DEFAULT_PERMUTATIONS,
     permutation_seed: int = 12345,
+    store=None,  # noqa: ANN001 - a metaeval.store.Store or a folder
 ) -> pd.DataFrame:
     """The ResultTable of ``configs`` against ``judgments``.
 
@@ -612,7 +690,9 @@ def evaluate(
         tie_policy, threshold, tuple(groupings), tuple(statistics), tuple(levels), n_bootstrap, seed, ci, pair_groups,
         average, undefined, refit_epsilon, permutations, permutation_seed,
     )  # fmt: skip
-    found = _items(configs, judgments, kinds, settings, progress)
+    from metaeval.store import as_store
+
+    found = _items(configs, judgments, kinds, settings, progress, as_store(store))
     table = pd.DataFrame([_row(item, settings, dataset, dropped) for item, dropped in found], columns=list(RESULT_COLUMNS))
     if clusters:
         _add_clusters(table, [item.result for item, _ in found], alpha)

@@ -150,3 +150,25 @@ def test_bootstrap_in_blocks_gives_the_samples_of_one_draw(small_corpus, monkeyp
     np.testing.assert_allclose(blocks["ci_low"], whole["ci_low"], rtol=0, atol=1e-12)
     np.testing.assert_allclose(blocks["ci_high"], whole["ci_high"], rtol=0, atol=1e-12)
     assert blocks["value"].equals(whole["value"])
+
+
+def test_stored_correlations_give_identical_results(small_corpus, tmp_path, monkeypatch):
+    import metaeval.evaluate as evaluate_module
+    from corpora import read
+
+    _, judgments = read(WMT24_ZH)
+    judgments = judgments.__class__(
+        judgments.table[judgments.table.seg_id.isin(small_corpus.seg_ids) & judgments.table.system.isin(small_corpus.system_names)],
+        None, judgments.directions, judgments.source,
+    )
+    configs = score_corpus(small_corpus, ["char"], ["bleu", "chrf"]).configs
+    fresh = evaluate_module.evaluate(configs, judgments, n_bootstrap=100, seed=3, clusters=True)
+    first = evaluate_module.evaluate(configs, judgments, n_bootstrap=100, seed=3, clusters=True, store=tmp_path)
+    calls = []
+    original = evaluate_module._items_on
+    monkeypatch.setattr(evaluate_module, "_items_on", lambda *a, **k: calls.append(1) or original(*a, **k))
+    again = evaluate_module.evaluate(configs, judgments, n_bootstrap=100, seed=3, clusters=True, store=tmp_path)
+    assert calls == []  # every configuration read back
+    assert fresh.to_json(double_precision=15) == first.to_json(double_precision=15) == again.to_json(double_precision=15)
+    other = evaluate_module.evaluate(configs, judgments, n_bootstrap=100, seed=4, clusters=True, store=tmp_path)
+    assert calls and not other.equals(again)  # another seed is another key
