@@ -138,6 +138,8 @@ class PairCounts:
     discordant: np.ndarray
     metric_ties: np.ndarray
     human_ties: np.ndarray
+    #: Human differences at most this count as ties (0: only equal judgments).
+    threshold: float = 0.0
 
     def totals(self, weights: np.ndarray | None = None) -> dict[str, np.ndarray | float]:
         """Summed counts; with ``weights [n_samples, n_seg]`` one total per sample."""
@@ -213,7 +215,7 @@ def pair_counts(
         "human_ties": tied_h.sum(axis=(1, 2)),
     }
     per_seg = {k: np.bincount(group_segments, weights=v, minlength=n_seg) for k, v in per_group.items()}
-    return PairCounts(**per_seg)
+    return PairCounts(**per_seg, threshold=float(threshold or 0.0))
 
 
 def apply_tie_policy(
@@ -260,6 +262,11 @@ def consistency(
     if n <= 0:
         if totals["human_ties"] == 0 and totals["metric_ties"] == 0:
             reason = "no pair of systems judged on a common segment"
+        elif totals["metric_ties"] == 0 and counts.threshold > 0:
+            reason = (
+                f"the threshold {counts.threshold:g} skipped all {int(totals['human_ties'])} judged pairs "
+                "(their human scores differ by at most that)"
+            )
         elif totals["metric_ties"] == 0:
             reason = f"all {int(totals['human_ties'])} judged pairs are tied by the human judgments"
         else:
@@ -287,6 +294,12 @@ def _constant(v: np.ndarray) -> bool:
     return float(np.var(v)) <= _CONSTANT_TOL * scale * scale
 
 
+def _unit_scaled(v: np.ndarray) -> np.ndarray:
+    """``v`` divided by its largest magnitude (unchanged if all zero)."""
+    top = float(np.max(np.abs(v))) if v.size else 0.0
+    return v / top if top > 0 else v
+
+
 def correlate_vectors(x: np.ndarray, y: np.ndarray, method: str) -> Correlation:
     """Correlation of two vectors through scipy.stats (``pearsonr``, ``spearmanr``,
     ``kendalltau(variant='b')``); pairs with a NaN on either side are dropped first."""
@@ -299,6 +312,15 @@ def correlate_vectors(x: np.ndarray, y: np.ndarray, method: str) -> Correlation:
     n = int(x.size)
     if n < MIN_ITEMS[method]:
         return undefined(f"{method} needs at least {MIN_ITEMS[method]} items, got {n}", n)
+    for name, v in (("metric", x), ("human", y)):
+        if not np.isfinite(v).all():
+            return undefined(f"non-finite {name} scores (infinite values) among {n} items", n)
+    # Rank statistics see ranks only, so they cannot depend on the magnitude of the scores;
+    # Pearson is scale-free, so dividing by the largest magnitude avoids overflow (1e308).
+    if method == "pearson":
+        x, y = _unit_scaled(x), _unit_scaled(y)
+    else:
+        x, y = scipy.stats.rankdata(x), scipy.stats.rankdata(y)
     for name, v in (("metric", x), ("human", y)):
         if _constant(v):
             return undefined(f"constant {name} scores over {n} items", n)

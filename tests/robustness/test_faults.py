@@ -432,3 +432,35 @@ def test_every_subcommand_with_broken_inputs_gives_one_error_line(corpus, tmp_pa
             result = metaeval(*argv)
             assert result.code in (1, 2), (argv, result)
             one_line_error(result, result.code)
+
+
+# --- 4. honest notes ------------------------------------------------------------------
+
+
+def test_rank_statistics_do_not_depend_on_score_magnitude():
+    """Scores near the float limit give the rank statistics of their ranks (scipy on the
+    ranks is the oracle), and Pearson that of the scaled scores, not "constant"."""
+    import numpy as np
+    import scipy.stats
+
+    from metaeval.correlation import correlate_vectors
+
+    huge = np.array([1e308, -1e308, 5e307, 0.0, 3e307, -7e307])
+    human = np.array([6.0, 1.0, 5.0, 3.0, 4.0, 2.0])
+    ranks = scipy.stats.rankdata(huge)
+    assert correlate_vectors(huge, human, "spearman").value == pytest.approx(scipy.stats.spearmanr(ranks, human).statistic)
+    assert correlate_vectors(huge, human, "kendall").value == pytest.approx(scipy.stats.kendalltau(ranks, human).statistic)
+    assert correlate_vectors(huge, human, "pearson").value == pytest.approx(scipy.stats.pearsonr(huge / 1e308, human).statistic)
+
+
+def test_threshold_that_skips_every_pair_says_so():
+    import numpy as np
+
+    from metaeval.correlation import consistency, pair_counts
+
+    metric = np.array([[0.9, 0.8], [0.5, 0.4], [0.1, 0.2]])
+    human = np.array([[90.0, 80.0], [60.0, 70.0], [10.0, 20.0]])
+    result = consistency(pair_counts(metric, human, threshold=1000.0))
+    assert result.value != result.value  # NaN: undefined
+    text = json.dumps(result.__dict__, default=str)
+    assert "threshold 1000 skipped all 6 judged pairs" in text and "tied by the human" not in text
