@@ -102,13 +102,19 @@ def _non_negative(text: str) -> int:
     return value
 
 
+#: Upper bound of --bootstrap: resample indices are held in memory ([samples, segments]).
+MAX_BOOTSTRAP = 1_000_000
+
+
 def _bootstrap_count(text: str) -> int:
-    """argparse type of ``--bootstrap``: 0 (no intervals) or at least 2 resamples."""
+    """argparse type of ``--bootstrap``: 0 (no intervals) or 2 to :data:`MAX_BOOTSTRAP` resamples."""
     from metaeval.evaluate import BOOTSTRAP_ONE
 
     value = _non_negative(text)
     if value == 1:
         raise argparse.ArgumentTypeError(BOOTSTRAP_ONE.replace("n_bootstrap=1", "1"))
+    if value > MAX_BOOTSTRAP:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_BOOTSTRAP:,} resamples, got {value:,}")
     return value
 
 

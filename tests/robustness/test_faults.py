@@ -215,6 +215,7 @@ def test_out_is_checked_before_the_computation(corpus, tmpfs):
     (("score", "{corpus}", "-q", "-m", "chrf:char_order=10000"), "upper bound 100"),
     (("score", "{corpus}", "-q", "-m", "chrf:word_order=500"), "upper bound 100"),
     (("score", "{corpus}", "-q", "--jobs", "100000"), "at most 256"),
+    (("run", "{corpus}", "-q", "--bootstrap", "10000000"), "at most 1,000,000"),
     (("equivalence", "{corpus}", "--max-char-order", "100000"), "at most 100"),
     (("equivalence", "{corpus}", "--max-word-order", "1000"), "at most 100"),
 ])  # fmt: skip
