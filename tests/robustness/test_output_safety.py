@@ -234,3 +234,16 @@ def test_console_script_shows_no_traceback(corpus):
                                capture_output=True, text=True, env=env, timeout=120, cwd=REPO)  # fmt: skip
     assert bad_usage.returncode == 2 and "Traceback" not in bad_usage.stderr
     assert bad_usage.stderr.startswith("metaeval: error: run: ") and "--bootstrap" in bad_usage.stderr
+
+
+def test_python_dash_m_runs_the_command(monkeypatch, capsys):
+    """``python -m metaeval --version``, in this process: the module exits with main()'s status."""
+    import runpy
+
+    from metaeval import __version__
+
+    monkeypatch.setattr(sys, "argv", ["metaeval", "--version"])
+    with pytest.raises(SystemExit) as exit_info:
+        runpy.run_module("metaeval", run_name="__main__")
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"metaeval {__version__}"

@@ -1,0 +1,309 @@
+"""Mutation testing of the number-producing code, and its summary.
+
+    python tools/mutation.py run [MODULE ...] [--sample N] [--seed S]   # mutmut (long: hours for all)
+    python tools/mutation.py rerun MODULE NAME ...                       # rerun mutants after adding tests
+    python tools/mutation.py summary                                     # write tools/mutation-summary.md
+
+Needs the ``mutation`` extra (``pip install -e ".[mutation]"``) and the shared data (``../shared``
+or ``$METAEVAL_SHARED``: the golden tests skip without it and every metric mutant would survive).
+
+Each module runs in its own copy of the repository under ``mutation-runs/<module>/`` with the
+tests listed for it in :data:`MODULES` (mutmut then runs, for each mutant, only those of them
+that call the mutated function). ``--sample N`` checks a seeded random sample of N mutants per
+module instead of all of them; the summary says which.
+
+A mutant is *killed* when a test fails, *survived* when every test passes. Survivors that
+cannot change any result are listed with the reason in ``tools/mutation-equivalent.tsv``
+(mutant name, reason) and counted as *equivalent*. Mutants that only change the ``--help``
+text of an option (a string after ``help=`` or ``description=``) are not run: they change no
+behaviour. numba-jitted kernels carry a decorator, and mutmut does not mutate decorated
+functions: their Python callers are mutated, the kernels themselves are covered by the golden
+tests against tercom, GTM and METEOR.
+
+Not part of CI. It runs under ``nice -n 10`` so that other work goes first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import csv
+import fnmatch
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+RUNS = REPO / "mutation-runs"
+SUMMARY = REPO / "tools" / "mutation-summary.md"
+EQUIVALENT = REPO / "tools" / "mutation-equivalent.tsv"
+
+
+@dataclass(frozen=True)
+class Module:
+    files: tuple[str, ...]  # mutmut only_mutate globs
+    names: str  # mutant name glob
+    tests: tuple[str, ...]  # the tests run against it
+
+
+MODULES = {
+    "metaeval/correlation.py": Module(
+        ("metaeval/correlation.py",), "metaeval.correlation.*",
+        ("tests/test_correlation.py", "tests/test_paired_tests.py", "tests/test_cli_correlate_options.py"),
+    ),
+    "metaeval/evaluate.py": Module(
+        ("metaeval/evaluate.py",), "metaeval.evaluate.*",
+        ("tests/test_evaluate.py", "tests/test_cli_correlate_options.py", "tests/test_paired_tests.py"),
+    ),
+    "metaeval/equivalence.py": Module(("metaeval/equivalence.py",), "metaeval.equivalence.*", ("tests/test_equivalence.py",)),
+    "metaeval/metrics/": Module(
+        ("metaeval/metrics/*",), "metaeval.metrics.*", ("tests/metrics/", "tests/test_golden_end_to_end.py"),
+    ),
+    "metaeval/cli.py": Module(
+        ("metaeval/cli.py",), "metaeval.cli.*",
+        ("tests/test_cli_correlate_options.py", "tests/test_cli.py", "tests/test_cli_run_options.py",
+         "tests/robustness/test_command_lines.py", "tests/robustness/test_output_safety.py"),
+    ),
+    "experiments/": Module(
+        ("experiments/li2011/__main__.py", "experiments/denoual2005/__main__.py"), "experiments.*",
+        ("tests/experiments/",),
+    ),
+}
+STATUS = {1: "killed", 3: "killed", 0: "survived", 33: "no tests", 5: "no tests", 34: "skipped", 36: "timeout",
+          24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout", -9: "killed by signal", -11: "segfault",
+          None: "not checked"}
+KILLED = ("killed", "timeout", "killed by signal", "segfault")
+#: creates mutants/ without running anything (the first steps of ``mutmut run``)
+GENERATE = """
+import os
+import mutmut.__main__ as m
+m.set_mutant_under_test("mutant_generation")
+os.makedirs("mutants", exist_ok=True)
+m.copy_src_dir(); m.copy_also_copy_files(); m.setup_source_paths(); m.create_mutants(2)
+"""
+
+
+def _slug(label: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", label).strip("_")
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    shared = Path(env.get("METAEVAL_SHARED", REPO.parent / "shared")).resolve()
+    if not (shared / "golden").is_dir():
+        sys.exit(f"mutation: error: shared data not found at {shared} (set METAEVAL_SHARED)")
+    env["METAEVAL_SHARED"] = str(shared)
+    return env
+
+
+def _prepare(label: str, module: Module) -> Path:
+    """A fresh copy of the repository's files with mutmut configured for ``module``."""
+    work = RUNS / _slug(label)
+    shutil.rmtree(work, ignore_errors=True)
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=REPO,
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    for name in listed:
+        if name.startswith("mutation-runs/") or not (REPO / name).is_file():
+            continue
+        target = work / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, target)
+    text = (work / "pyproject.toml").read_text(encoding="utf-8")
+    text = re.sub(r"only_mutate = \[.*?\]\n", f"only_mutate = {json.dumps(list(module.files))}\n", text, flags=re.DOTALL)
+    text = re.sub(r"pytest_add_cli_args_test_selection = \[.*?\]\n",
+                  f"pytest_add_cli_args_test_selection = {json.dumps(list(module.tests))}\n", text, flags=re.DOTALL)
+    (work / "pyproject.toml").write_text(text, encoding="utf-8")
+    return work
+
+
+def _results(work: Path) -> dict[str, int | None]:
+    out: dict[str, int | None] = {}
+    for meta in sorted((work / "mutants").rglob("*.py.meta")):
+        out.update(json.loads(meta.read_text(encoding="utf-8")).get("exit_code_by_key", {}))
+    return out
+
+
+def _function_sources(work: Path) -> dict[str, str]:
+    """Mutated module source of every function variant, keyed by its mutant-style name."""
+    sources: dict[str, str] = {}
+    for path in (work / "mutants").rglob("*.py"):
+        if path.name.startswith("test") or "tests" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        if "__mutmut_" not in text:
+            continue
+        module = ".".join(path.relative_to(work / "mutants").with_suffix("").parts)
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef) and "__mutmut_" in node.name:
+                sources[f"{module}.{node.name}"] = ast.get_source_segment(text, node) or ""
+    return sources
+
+
+def _changed_line(sources: dict[str, str], name: str) -> tuple[str, str] | None:
+    """(original line, mutated line) of a one-line mutant."""
+    orig = sources.get(re.sub(r"__mutmut_\d+$", "__mutmut_orig", name))
+    mutated = sources.get(name)
+    if orig is None or mutated is None:
+        return None
+    a, b = orig.splitlines()[1:], mutated.splitlines()[1:]
+    if len(a) != len(b):
+        return None
+    diff = [(x, y) for x, y in zip(a, b) if x != y]
+    return diff[0] if len(diff) == 1 else None
+
+
+def _help_text_only(change: tuple[str, str] | None) -> bool:
+    """True when the mutant changes nothing but the text after help= or description=."""
+    if change is None:
+        return False
+    old, new = change
+    first = next(i for i, (x, y) in enumerate(zip(old, new)) if x != y) if old[: len(new)] != new[: len(old)] else min(len(old), len(new))
+    marks = [m.end() for m in re.finditer(r"\b(help|description)=", old)]
+    return any(first > mark for mark in marks) and not re.search(r"\b(default|choices|type|action)=", old[first:])
+
+
+def run(labels: list[str], sample: int, seed: int, max_children: int) -> int:
+    env = _env()
+    for label in labels:
+        module = MODULES[label]
+        work = _prepare(label, module)
+        print(f"mutation: {label}: generating mutants in {work}", file=sys.stderr, flush=True)
+        subprocess.run([sys.executable, "-c", GENERATE], cwd=work, env=env, check=True, capture_output=True)
+        names = sorted(n for n in _results(work) if fnmatch.fnmatch(n, module.names))
+        sources = _function_sources(work)
+        help_only = [n for n in names if _help_text_only(_changed_line(sources, n))]
+        candidates = [n for n in names if n not in set(help_only)]
+        chosen = sorted(random.Random(seed).sample(candidates, sample)) if 0 < sample < len(candidates) else candidates
+        plan = {"module": label, "generated": len(names), "help_text_only": len(help_only), "sample": sample,
+                "seed": seed, "chosen": chosen}
+        (work / "mutation-plan.json").write_text(json.dumps(plan, indent=1), encoding="utf-8")
+        print(f"mutation: {label}: {len(names)} mutants, {len(help_only)} help-text only, running {len(chosen)}",
+              file=sys.stderr, flush=True)
+        code = subprocess.call(
+            ["nice", "-n", "10", sys.executable, "-m", "mutmut", "run", *chosen, "--max-children", str(max_children)],
+            cwd=work, env=env,
+        )
+        if code:
+            print(f"mutation: {label}: mutmut exited with {code}", file=sys.stderr)
+    return summary()
+
+
+def rerun(label: str, names: list[str], max_children: int) -> int:
+    work = RUNS / _slug(label)
+    for test_dir in MODULES[label].tests:  # take the current tests
+        source, target = REPO / test_dir, work / "mutants" / test_dir
+        if source.is_dir():
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(source, target)
+        else:
+            shutil.copy2(source, target)
+    code = subprocess.call(["nice", "-n", "10", sys.executable, "-m", "mutmut", "run", *names,
+                            "--max-children", str(max_children)], cwd=work, env=_env())
+    return code or summary()
+
+
+def _equivalent() -> dict[str, str]:
+    if not EQUIVALENT.exists():
+        return {}
+    with EQUIVALENT.open(encoding="utf-8") as handle:
+        rows = [r for r in csv.reader(handle, delimiter="\t") if r and not r[0].startswith("#")]
+    return {r[0]: r[1] for r in rows}
+
+
+def summary() -> int:
+    equivalent = _equivalent()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+    lines = [
+        "# Mutation testing summary",
+        "",
+        f"mutmut {_mutmut_version()} at commit `{commit}`: `python tools/mutation.py run --sample N --seed S`, then",
+        "`summary`. *checked*: the mutants run (all, or a seeded random sample when the module has more);",
+        "*help text*: mutants that change only an option's `--help` text, not run; *equivalent*: survivors",
+        "that cannot change any result, each explained below. killed % = (killed + timeout) / (checked −",
+        "equivalent). numba-jitted kernels are not mutated (mutmut skips decorated functions); the golden",
+        "tests against tercom, GTM and METEOR cover them.",
+        "",
+        "| module | tests run against it | generated | help text | checked | killed | timeout | survived | equivalent | no tests | killed % |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    survivors, listed_equivalent = [], []
+    for label, module in MODULES.items():
+        work = RUNS / _slug(label)
+        plan_path = work / "mutation-plan.json"
+        if not plan_path.exists():
+            lines.append(f"| {label} | | | | not run | | | | | | |")
+            continue
+        plan = json.loads(plan_path.read_text(encoding="utf-8"))
+        codes = _results(work)
+        counts: Counter = Counter()
+        for name in plan["chosen"]:
+            status = STATUS.get(codes.get(name), f"exit {codes.get(name)}")
+            if status == "survived" and name in equivalent:
+                status = "equivalent"
+                listed_equivalent.append(name)
+            elif status == "survived":
+                survivors.append(name)
+            counts[status] += 1
+        checked = sum(v for k, v in counts.items() if k != "not checked")
+        killed = sum(counts[k] for k in KILLED)
+        base = checked - counts["equivalent"]
+        pct = f"{100.0 * killed / base:.1f}" if base else "-"
+        sampled = f"{checked} of {plan['generated'] - plan['help_text_only']}" if plan["sample"] else str(checked)
+        tests = ", ".join(f"`{t}`" for t in module.tests)
+        lines.append(
+            f"| {label} | {tests} | {plan['generated']} | {plan['help_text_only']} | {sampled} | {counts['killed']} | "
+            f"{counts['timeout']} | {counts['survived']} | {counts['equivalent']} | {counts['no tests']} | {pct} |"
+        )
+    if listed_equivalent:
+        lines += ["", "## Equivalent mutants", "", "| mutant | why no result can change |", "|---|---|"]
+        lines += [f"| `{n}` | {equivalent[n]} |" for n in sorted(listed_equivalent)]
+    if survivors:
+        lines += ["", "## Survivors not yet explained", ""] + [f"- `{n}`" for n in sorted(survivors)]
+    SUMMARY.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines[9 : 11 + len(MODULES)]))
+    return 0
+
+
+def _mutmut_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mutmut")
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("run", help="run mutmut over the modules (all by default)")
+    p.add_argument("modules", nargs="*", help=f"module labels: {', '.join(MODULES)}")
+    p.add_argument("--sample", type=int, default=0, help="mutants per module, drawn at random (default 0: all)")
+    p.add_argument("--seed", type=int, default=2011)
+    p.add_argument("--max-children", type=int, default=2)
+    p = sub.add_parser("rerun", help="rerun named mutants of one module with the current tests")
+    p.add_argument("module")
+    p.add_argument("names", nargs="+")
+    p.add_argument("--max-children", type=int, default=2)
+    sub.add_parser("summary", help="write the summary from the last runs")
+    args = parser.parse_args(argv)
+    labels = getattr(args, "modules", None) or ([args.module] if args.command == "rerun" else list(MODULES))
+    unknown = [m for m in labels if m not in MODULES]
+    if unknown:
+        parser.error(f"unknown module {unknown[0]!r}; known: {', '.join(MODULES)}")
+    if args.command == "run":
+        return run(labels, args.sample, args.seed, args.max_children)
+    if args.command == "rerun":
+        return rerun(args.module, args.names, args.max_children)
+    return summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
