@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
           f"| {entry['ratio_cold_to_segmentation']:.2f}x single-process segmentation | <= 0.75x |")
     print(f"| same, second run with the cache | {warm['seconds']:.2f} s | {100 * entry['ratio_warm_to_cold']:.1f}% of cold | <= 10% |")
     print(f"| peak memory of the default run | RSS sum {cold['peak_rss_mb']:.0f} MB, PSS sum {cold['peak_pss_mb']:.0f} MB "
-          f"| {cold["peak_pss_mb"] / 1536:.2f}x the 1.5 GB target (PSS) | <= 1.5 GB |")
+          f"| {cold['peak_pss_mb'] / 1536:.2f}x the 1.5 GB target (PSS) | <= 1.5 GB |")
     print(f"written: {args.out} [{KEY}]")
     return 0
 
