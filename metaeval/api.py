@@ -2,13 +2,19 @@
 
     >>> import metaeval
     >>> table = metaeval.score("wmt24-esa/en-zh", segmenters=["char", "jieba"], metrics=["bleu", "ter"])
-    >>> study = metaeval.run("wmt24-esa/en-zh")          # results + signature
+    >>> study = metaeval.run("wmt24-esa/en-zh")          # results, answer, signature
+    >>> print(study.leaderboard())                        # what ``metaeval run`` prints
+
+Every function takes what the matching command takes, under the same names (``bootstrap``
+for ``--bootstrap``, ``judgments`` for ``--judgments``...); repeatable options are plural
+(``segmenters`` for ``--segmenter``).
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import platform
+import warnings
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -19,7 +25,7 @@ import pandas as pd
 
 from corpora.model import Corpus, Judgments
 from metaeval import __version__
-from metaeval.errors import DataError
+from metaeval.errors import DataError, UsageError
 from metaeval.metrics import DEFAULT_METRICS, higher_is_better
 from metaeval.scoretable import ConfigScores
 from metaeval.scoring import LEVELS, ScoreResult, score_corpus
@@ -43,6 +49,7 @@ def default_segmenters(target_lang: str) -> tuple[str, ...]:
 
 
 def package_versions() -> dict[str, str]:
+    """Versions of Python, metaeval and every package that can change a number."""
     versions = {"python": platform.python_version(), "metaeval": __version__}
     for name in SIGNATURE_PACKAGES:
         try:
@@ -52,11 +59,56 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def read_corpus(path: "str | Path", **options: Any) -> tuple[Corpus, Judgments | None]:
-    """Read a corpus (plain folder, mt-metrics-eval folder or NIST SGML) and its judgments."""
+def read_corpus(path: "str | Path", missing: str = "error", **options: Any) -> tuple[Corpus, Judgments | None]:
+    """Read a corpus and the judgments stored with it.
+
+    Args:
+        path: a plain corpus folder (``src.<lang>``, ``ref.<name>.<lang>``, ``systems/``), an
+            mt-metrics-eval folder, or a folder of NIST SGML files (README, "Bring your own data").
+        missing: what to do when a system lacks a segment: ``error`` (default), ``skip`` or
+            ``empty`` (CLI ``--missing``).
+        options: reader options, e.g. ``systems=[...]``/``references=[...]`` for a plain folder.
+
+    Returns:
+        ``(corpus, judgments)``; ``judgments`` is None when the folder holds none.
+    """
     import corpora
 
-    return corpora.read(Path(path), **options)
+    return corpora.read(Path(path), missing=missing, **options)
+
+
+def read_judgments(
+    judgments: "Judgments | str | Path | None" = None,
+    human_sys: "str | Path | None" = None,
+    judgments_format: str | None = None,
+) -> Judgments:
+    """Human judgments from files, as ``--judgments``, ``--human-sys`` and ``--judgments-format`` read them.
+
+    Args:
+        judgments: a judgment file (format detected from its header unless
+            ``judgments_format`` is given; ``metaeval list`` names the formats), or a
+            :class:`~corpora.model.Judgments` already read.
+        human_sys: a TSV of system-level human scores: ``system`` plus one numeric column per kind.
+        judgments_format: force the format of ``judgments`` (e.g. ``long``, ``appraise``).
+
+    Returns:
+        one :class:`~corpora.model.Judgments` holding both.
+    """
+    import corpora
+    from corpora.model import JUDGMENT_COLUMNS
+
+    if judgments is None and human_sys is None:
+        raise UsageError("give judgments (--judgments FILE) and/or human_sys (--human-sys FILE)")
+    if isinstance(judgments, Judgments):
+        found = judgments
+    elif judgments is not None:
+        found = corpora.read_judgments(Path(judgments), format=judgments_format)
+    else:
+        found = Judgments(pd.DataFrame(columns=list(JUDGMENT_COLUMNS)), source=str(human_sys))
+    if human_sys is not None:
+        extra = corpora.read_judgments(Path(human_sys), format="human-sys")
+        found = Judgments(found.table, extra.system_scores, found.directions, found.source)
+    return found
 
 
 def _as_corpus(corpus: "Corpus | str | Path", **options: Any) -> tuple[Corpus, Judgments | None]:
@@ -65,24 +117,98 @@ def _as_corpus(corpus: "Corpus | str | Path", **options: Any) -> tuple[Corpus, J
     return read_corpus(corpus, **options)
 
 
+def _bootstrap(bootstrap: int, n_bootstrap: int | None) -> int:
+    """``bootstrap`` (the CLI's name), or the older keyword ``n_bootstrap`` with a warning."""
+    if n_bootstrap is None:
+        return bootstrap
+    warnings.warn("n_bootstrap= is deprecated; use bootstrap= (as --bootstrap)", DeprecationWarning, stacklevel=3)
+    return n_bootstrap
+
+
+def segment(texts: "str | Sequence[str]", segmenters: Sequence[Any] = ("char",)) -> dict[str, list[list[str]]]:
+    """How each segmenter splits each text: ``metaeval segment`` in Python.
+
+    Args:
+        texts: one text or several.
+        segmenters: segmenter names (``--segmenter``/``-s``), e.g. ``["char", "jieba"]``, or objects.
+
+    Returns:
+        segmenter name -> one token list per text.
+    """
+    from metaeval.scoring import get_segmenter
+
+    items = [texts] if isinstance(texts, str) else list(texts)
+    out = {}
+    for spec in segmenters:
+        seg = get_segmenter(spec)
+        out[seg.name] = [list(tokens) for tokens in seg.segment_many(items)]
+    return out
+
+
+def leaderboard(
+    results: "pd.DataFrame | str | Path",
+    format: str = "text",  # noqa: A002 - the CLI's --format
+    layout: str = "ranked",
+    *,
+    signature: "dict[str, Any] | None" = None,
+    answer: pd.DataFrame | None = None,
+) -> str:
+    """Render results: ``metaeval leaderboard`` in Python.
+
+    Args:
+        results: a ResultTable, or the path of one written by ``run``/``correlate`` (tsv, csv, json).
+        format: ``text``, ``markdown``, ``html``, ``csv``, ``tsv`` or ``json`` (``--format``).
+        layout: ``ranked`` or ``table`` (``--layout``).
+        signature: the signature to show (default: the one stored with a results file).
+        answer: the answer with intervals and p-values (default: the one stored in a results
+            JSON file, else derived from ``results`` without them).
+
+    Returns:
+        the report as text.
+    """
+    from metaeval.report import load_results
+    from metaeval.report.data import load_answer
+    from metaeval.report.leaderboard import render
+
+    if isinstance(results, (str, Path)):
+        table, stored = load_results(results)
+        answer = answer if answer is not None else load_answer(results)
+        signature = signature if signature is not None else stored
+    else:
+        table = results
+    return render(table, signature, format, layout=layout, answer=answer)
+
+
 def score(
     corpus: "Corpus | str | Path",
     segmenters: Sequence[Any] = ("char",),
     metrics: Sequence[Any] = ("bleu",),
     *,
     levels: Sequence[str] = LEVELS,
-    executor: cf.Executor | None = None,
-    jobs: int = 1,
     missing: str = "error",
-    progress: Callable[[str, int, int], None] | None = None,
+    jobs: int = 1,
+    executor: cf.Executor | None = None,
     cache_dir: "str | Path | None" = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> pd.DataFrame:
-    """Scores of every system for every (segmenter, metric), as a long DataFrame.
+    """Scores of every system for every (segmenter, metric): ``metaeval score`` in Python.
 
-    Columns: ``metric, segmenter, system, level, doc_id, seg_id, score, config``; ``seg_id``
-    is empty at system and document level. ``metric`` echoes the spec as given. ``jobs``
-    local processes (or a cluster ``executor``) share the work; ``cache_dir`` keeps
-    segmentations and per-segment statistics across runs.
+    Args:
+        corpus: a corpus folder (see :func:`read_corpus`) or a :class:`~corpora.model.Corpus`.
+        segmenters: segmenter names (``--segmenter``/``-s``), e.g. ``["char", "jieba"]``, or objects.
+        metrics: metric specs (``--metric``/``-m``), e.g. ``["bleu", "bleu:n=18,smooth=none", "1-ter"]``.
+        levels: any of ``seg``, ``doc``, ``sys`` (``--level``).
+        missing: ``error``, ``skip`` or ``empty`` for segments a system lacks (``--missing``).
+        jobs: worker processes (``--jobs``; 1, the default here, scores in this process;
+            0 uses one per CPU but one).
+        executor: any ``concurrent.futures.Executor`` (e.g. Dask's ``client.get_executor()``);
+            overrides ``jobs``.
+        cache_dir: folder to keep segmentations and per-segment statistics in across runs (``--cache-dir``).
+        progress: called as ``progress(stage, done, total)`` (see :data:`metaeval.scoring.STAGE_UNITS`).
+
+    Returns:
+        a long DataFrame ``metric, segmenter, system, level, doc_id, seg_id, score, config``;
+        ``seg_id`` is empty at system and document level, ``metric`` echoes the spec as given.
     """
     corpus_obj, _ = _as_corpus(corpus, missing=missing)
     result = score_corpus(corpus_obj, segmenters, metrics, executor=executor, jobs=jobs, progress=progress,
@@ -153,31 +279,112 @@ def configs_from_table(table: pd.DataFrame, source: str = "scores") -> list[Conf
 
 
 def correlate(
-    scores: "pd.DataFrame | ScoreResult | Sequence[ConfigScores]",
-    judgments: Judgments,
+    scores: "pd.DataFrame | str | Path | ScoreResult | Sequence[ConfigScores]",
+    judgments: "Judgments | str | Path | None" = None,
     kinds: Sequence[str] | None = None,
+    *,
+    human_sys: "str | Path | None" = None,
+    judgments_format: str | None = None,
+    tie_policy: str = "exclude",
+    threshold: float | None = None,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+    n_bootstrap: int | None = None,
     **options: Any,
 ) -> pd.DataFrame:
-    """Meta-evaluate scores against human judgments; returns the ResultTable."""
+    """Meta-evaluate scores against human judgments: ``metaeval correlate`` in Python.
+
+    Args:
+        scores: a scores table as :func:`score` returns or ``metaeval score`` writes (a
+            DataFrame, or the path of its TSV/CSV), or scored configurations.
+        judgments: a judgment file path (``--judgments``) or :class:`~corpora.model.Judgments`.
+        kinds: judgment kinds to evaluate (``--kind``; default: every kind present).
+        human_sys: system-level human scores TSV (``--human-sys``).
+        judgments_format: force the judgment file format (``--judgments-format``).
+        tie_policy: metric ties in pairwise consistency: ``exclude``, ``discordant`` or ``half``.
+        threshold: skip pairs whose human difference is at most this (``--threshold``).
+        bootstrap: bootstrap samples (``--bootstrap``, default 1000; 0 for none).
+        seed: random seed of the resamples (``--seed``).
+        n_bootstrap: former name of ``bootstrap`` (deprecated).
+        options: further options of :func:`metaeval.evaluate.evaluate` (``statistics``,
+            ``groupings``, ``levels``, ``clusters``, ``return_samples``...).
+
+    Returns:
+        the ResultTable (README, "Meta-evaluation"); with ``return_samples=True``,
+        ``(table, samples)``.
+    """
     from metaeval.evaluate import evaluate
 
+    human = judgments if isinstance(judgments, Judgments) and human_sys is None else read_judgments(judgments, human_sys, judgments_format)
     if isinstance(scores, ScoreResult):
         configs = scores.configs
+    elif isinstance(scores, (str, Path)):
+        configs = configs_from_table(read_scores(scores), source=str(scores))
     elif isinstance(scores, pd.DataFrame):
         configs = configs_from_table(scores)
     else:
         configs = list(scores)
-    return evaluate(configs, judgments, kinds, **options)
+    n = _bootstrap(bootstrap, n_bootstrap)
+    return evaluate(configs, human, kinds, tie_policy=tie_policy, threshold=threshold, n_bootstrap=n, seed=seed, **options)
+
+
+def read_scores(path: "str | Path") -> pd.DataFrame:
+    """A scores table written by ``metaeval score`` (TSV, CSV, or either compressed as ``.gz``)."""
+    source = Path(path)
+    suffixes = [s.lower() for s in source.suffixes]
+    sep = "," if ".csv" in suffixes else "\t"
+    try:
+        return pd.read_csv(source, sep=sep, dtype={"seg_id": str, "doc_id": str}, keep_default_na=False)
+    except FileNotFoundError:
+        raise DataError(f"{source}: no such file") from None
+    except (UnicodeDecodeError, OSError, EOFError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise DataError(f"{source}: cannot read scores table ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
 
 
 @dataclass(eq=False)
 class Study:
-    """The outcome of :func:`run`: results, the scores behind them and the signature."""
+    """The outcome of :func:`run`, as DataFrames.
+
+    Attributes:
+        results: the ResultTable, one row per (metric, segmenter, judgment kind, level,
+            statistic, grouping), with ``rank`` and significance ``cluster``.
+        answer: per ranking, the best configuration and character vs best word level with
+            delta, 95% interval and p-value (:mod:`metaeval.answer`).
+        signature: segmenter versions and dictionaries, metric options, seed, package versions.
+        scores: (property) the scores table, as :func:`score` returns it, at segment and system level.
+        configs: (property) the scored configurations (:class:`~metaeval.scoretable.ConfigScores`).
+        judgments: the human judgments used.
+    """
 
     results: pd.DataFrame
-    scores: ScoreResult
-    signature: dict[str, Any] = field(default_factory=dict)
-    judgments: Judgments | None = None
+    answer: pd.DataFrame
+    signature: dict[str, Any]
+    score_result: ScoreResult = field(repr=False)
+    judgments: Judgments | None = field(default=None, repr=False)
+    _scores: pd.DataFrame | None = field(default=None, init=False, repr=False)
+
+    @property
+    def scores(self) -> pd.DataFrame:
+        if self._scores is None:
+            self._scores = self.score_result.table(["seg", "sys"])
+        return self._scores
+
+    @property
+    def configs(self) -> list[ConfigScores]:
+        return self.score_result.configs
+
+    def leaderboard(self, format: str = "text", layout: str = "table") -> str:  # noqa: A002 - the CLI's --format
+        """The report ``metaeval run`` prints, as text: ``format`` text, markdown, html, csv,
+        tsv or json (``--format``); ``layout`` table or ranked (``--layout``)."""
+        from metaeval.report.leaderboard import render
+
+        return render(self.results, self.signature, format, layout=layout, answer=self.answer)
+
+    def write(self, out: "str | Path", overwrite: bool = False) -> Path:
+        """Write every output of ``metaeval run --out`` into the folder ``out``; returns it."""
+        from metaeval.report.outputs import write_run_folder
+
+        return write_run_folder(Path(out), self, overwrite)
 
 
 def run(
@@ -185,58 +392,92 @@ def run(
     segmenters: Sequence[Any] | None = None,
     metrics: Sequence[Any] | None = None,
     *,
-    judgments: Judgments | None = None,
+    judgments: "Judgments | str | Path | None" = None,
+    human_sys: "str | Path | None" = None,
+    judgments_format: str | None = None,
     kinds: Sequence[str] | None = None,
-    n_bootstrap: int = DEFAULT_BOOTSTRAP,
-    seed: int = DEFAULT_SEED,
     tie_policy: str = "exclude",
     threshold: float | None = None,
-    executor: cf.Executor | None = None,
-    jobs: int = 1,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
     missing: str = "error",
-    progress: Callable[[str, int, int], None] | None = None,
+    jobs: int = 1,
+    executor: cf.Executor | None = None,
     cache_dir: "str | Path | None" = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    n_bootstrap: int | None = None,
     **statistics_options: Any,
 ) -> Study:
-    """The whole study: read, segment, score, correlate. Returns a :class:`Study`.
+    """The whole study: read, segment, score, correlate, answer: ``metaeval run`` in Python.
 
-    Defaults follow Li et al. 2011: segmenters suited to the target language, metrics
-    BLEU, NIST, METEOR-exact, GTM, 1-TER and chrF; 1000 bootstrap samples; the statistics
-    of :data:`metaeval.evaluate.DEFAULT_STATISTICS`. ``statistics_options`` go to
-    :func:`metaeval.evaluate.evaluate` (``statistics``, ``groupings``, ``average``,
-    ``undefined``, ``refit_epsilon``, ``permutations``, ``permutation_seed``) and into the
-    signature.
-    ``jobs`` local processes or a cluster ``executor`` (Dask's ``Client.get_executor()``) share
-    segmentation and scoring; ``cache_dir`` keeps segmentations and per-segment statistics by
-    content hash, so a rerun computes only what changed. The numbers do not depend on either.
+    Defaults follow Li et al. 2011: segmenters suited to the target language
+    (:data:`DEFAULT_SEGMENTERS`), metrics BLEU, NIST, METEOR-exact, GTM, 1-TER and chrF,
+    1000 bootstrap samples.
+
+    Args:
+        corpus: a corpus folder (see :func:`read_corpus`) or a :class:`~corpora.model.Corpus`.
+        segmenters: segmenter names (``--segmenter``/``-s``); default per target language.
+        metrics: metric specs (``--metric``/``-m``); default :data:`metaeval.metrics.DEFAULT_METRICS`.
+        judgments: a judgment file path (``--judgments``) or :class:`~corpora.model.Judgments`;
+            default: ``judgments.tsv``/``human_sys.tsv`` of the corpus folder.
+        human_sys: system-level human scores TSV (``--human-sys``).
+        judgments_format: force the judgment file format (``--judgments-format``).
+        kinds: judgment kinds to evaluate (``--kind``; default: every kind present).
+        tie_policy: metric ties in pairwise consistency (``--tie-policy``).
+        threshold: skip pairs whose human difference is at most this (``--threshold``).
+        bootstrap: bootstrap samples (``--bootstrap``, default 1000).
+        seed: random seed (``--seed``).
+        missing: ``error``, ``skip`` or ``empty`` for segments a system lacks (``--missing``).
+        jobs: local worker processes for segmentation and scoring (``--jobs``; 1, the default here,
+            works in this process).
+        executor: a cluster executor (Dask's ``Client.get_executor()``, ``--scheduler``) that
+            shares the work; the numbers do not depend on it.
+        cache_dir: keep segmentations and per-segment statistics by content hash across runs,
+            so a rerun computes only what changed (``--cache-dir``).
+        progress: called as ``progress(stage, done, total)``.
+        n_bootstrap: former name of ``bootstrap`` (deprecated).
+        statistics_options: further options of :func:`metaeval.evaluate.evaluate`
+            (``statistics``, ``groupings``, ``average``, ``undefined``, ``refit_epsilon``,
+            ``permutations``, ``permutation_seed``; CLI ``--statistic``, ``--grouping``...),
+            recorded in the signature.
+
+    Returns:
+        a :class:`Study`; ``study.leaderboard()`` is what ``metaeval run`` prints and
+        ``study.write(folder)`` what ``--out`` writes.
     """
+    from metaeval.answer import answer, granularity_free
     from metaeval.evaluate import statistics_signature
 
+    n = _bootstrap(bootstrap, n_bootstrap)
     corpus_obj, found = _as_corpus(corpus, missing=missing)
-    judgments = judgments if judgments is not None else found
-    if judgments is None:
+    if judgments is not None or human_sys is not None:
+        human = read_judgments(judgments, human_sys, judgments_format)
+    elif found is not None:
+        human = found
+    else:
         raise DataError(
             f"{corpus_obj.name or 'corpus'}: no human judgments found (no judgments.tsv or human_sys.tsv); "
             "pass --judgments FILE and/or --human-sys FILE (judgments=, human_sys= in Python)"
         )
-    judgments.validate_against(corpus_obj)
+    human.validate_against(corpus_obj)
     segs = list(segmenters) if segmenters else list(default_segmenters(corpus_obj.target_lang))
     mets = list(metrics) if metrics else list(DEFAULT_METRICS)
     scored = score_corpus(corpus_obj, segs, mets, executor=executor, jobs=jobs, progress=progress,
                           cache=cache_dir, store=cache_dir)
-    results = correlate(
+    results, samples = correlate(
         scored,
-        judgments,
+        human,
         kinds,
         tie_policy=tie_policy,
         threshold=threshold,
-        n_bootstrap=n_bootstrap,
+        bootstrap=n,
         seed=seed,
-        clusters=n_bootstrap > 0,
+        clusters=n > 0,
         dataset=corpus_obj.name,
         progress=progress,
         store=cache_dir,
         **statistics_options,
+        return_samples=True,
     )
     signature = {
         "dataset": corpus_obj.name,
@@ -248,12 +489,13 @@ def run(
         "metrics": scored.metric_signatures,
         "tie_policy": tie_policy,
         "threshold": threshold,
-        "n_bootstrap": n_bootstrap,
+        "n_bootstrap": n,
         "seed": seed,
         "statistics": statistics_signature(**statistics_options),
         "versions": package_versions(),
     }
-    return Study(results=results, scores=scored, signature=signature, judgments=judgments)
+    summary = answer(results, samples, left_out=granularity_free(scored.configs))
+    return Study(results=results, answer=summary, signature=signature, score_result=scored, judgments=human)
 
 
 __all__ = [
@@ -262,8 +504,12 @@ __all__ = [
     "configs_from_table",
     "correlate",
     "default_segmenters",
+    "leaderboard",
     "package_versions",
     "read_corpus",
+    "read_judgments",
+    "read_scores",
     "run",
     "score",
+    "segment",
 ]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import os
 import signal
 import sys
@@ -21,8 +20,6 @@ from metaeval.errors import MetaevalError, UsageError
 
 RESULT_FORMATS = ("text", "markdown", "html", "csv", "tsv", "json", "latex")
 SCORE_FORMATS = ("tsv", "csv", "json")
-#: Files ``metaeval run --out DIR`` writes.
-RUN_OUTPUTS = ("results.tsv", "results.json", "leaderboard.md", "leaderboard.html", "scores.tsv")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -39,19 +36,27 @@ def _split_list(values: Sequence[str] | None) -> list[str]:
 
 
 def _progress_bar(enabled: bool) -> Callable[[str, int, int], None] | None:
-    """A tqdm bar on stderr when it is a terminal; nothing on a pipe."""
+    """Progress on stderr when it is a terminal (nothing on a pipe or with --quiet): one bar
+    per stage, named by the stage, counted in its real unit (texts, segment scores,
+    configurations; :data:`metaeval.scoring.STAGE_UNITS`), with the average rate since
+    the stage started."""
     if not enabled or not sys.stderr.isatty():
         return None
     from tqdm import tqdm
+
+    from metaeval.scoring import STAGE_UNITS
 
     bars: dict[str, Any] = {}
 
     def update(stage: str, done: int, total: int) -> None:
         bar = bars.get(stage)
         if bar is None:
-            bar = bars[stage] = tqdm(total=total, desc=stage, unit="unit", leave=False, file=sys.stderr)
-        bar.n = done
-        bar.refresh()
+            unit = STAGE_UNITS.get(stage.split()[0], "items")
+            bar = bars[stage] = tqdm(
+                total=total, initial=done, desc=stage, unit=f" {unit}", unit_scale=False, leave=False,
+                file=sys.stderr, smoothing=0, mininterval=0.25, dynamic_ncols=True,
+            )  # fmt: skip
+        bar.update(done - bar.n)
         if done >= total:
             bar.close()
 
@@ -68,6 +73,8 @@ def _check_output(args: argparse.Namespace) -> None:
         target = check_output_file(args.output, args.overwrite)
         check_writable_folder(target.parent if str(target.parent) else Path("."), "-o/--output")
     if getattr(args, "out", None):
+        from metaeval.report.outputs import RUN_OUTPUTS
+
         check_output_folder(args.out, RUN_OUTPUTS, args.overwrite)
         check_writable_folder(Path(args.out), "--out")
     if getattr(args, "cache_dir", None):
@@ -201,7 +208,18 @@ def cmd_score(args: argparse.Namespace) -> int:
         result = score_corpus(corpus, segs, metrics, executor=executor, jobs=jobs, progress=progress,
                               cache=args.cache_dir, store=args.cache_dir)
     table = result.table(levels)
-    _emit(_table_text(table, args.format), args.output, args.overwrite)
+    text = _table_text(table, args.format)
+    if args.output:
+        from metaeval.api import package_versions
+        from metaeval.report.data import write_results
+
+        signature = {
+            "dataset": corpus.name, "segmenters": result.segmenter_signatures, "metrics": result.metric_signatures,
+            "levels": levels, "versions": package_versions(),
+        }  # fmt: skip
+        write_results(Path(args.output), text, signature, overwrite=args.overwrite)
+    else:
+        sys.stdout.write(text)
     return 0
 
 
@@ -217,69 +235,47 @@ def _check_names(segs: Sequence[str], metrics: Sequence[str]) -> None:
     check_distinct(built, [MetricChoice.of(spec) for spec in metrics])
 
 
-def _load_judgments(args: argparse.Namespace):  # noqa: ANN202
-    """Judgments from --judgments and/or --human-sys (system-level scores)."""
-    import pandas as pd
-
-    import corpora
-    from corpora.model import JUDGMENT_COLUMNS, Judgments
-
-    if args.judgments:
-        judgments = corpora.read_judgments(Path(args.judgments), format=args.judgments_format)
-    else:
-        judgments = Judgments(pd.DataFrame(columns=list(JUDGMENT_COLUMNS)), source=str(args.human_sys))
-    if args.human_sys:
-        extra = corpora.read_judgments(Path(args.human_sys), format="human-sys")
-        judgments = Judgments(judgments.table, extra.system_scores, judgments.directions, judgments.source)
-    return judgments
-
-
 def cmd_correlate(args: argparse.Namespace) -> int:
-    import pandas as pd
-
-    from metaeval.api import correlate
-    from metaeval.errors import DataError
-
-    _check_output(args)
-    from metaeval.paths import read_input_bytes
-
-    path = Path(args.scores)
-    data = read_input_bytes(path, DataError)
-    try:
-        sep = "," if path.suffix.lower() == ".csv" else "\t"
-        table = pd.read_csv(io.StringIO(data.decode("utf-8")), sep=sep, dtype={"seg_id": str, "doc_id": str},
-                            keep_default_na=False, comment=None)  # fmt: skip
-    except pd.errors.EmptyDataError:
-        raise DataError(f"{path}: empty file; expected a scores table with a header") from None
-    except (UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise DataError(f"{path}: cannot read scores table ({str(exc).splitlines()[0]})") from None
-    from metaeval.api import configs_from_table
-
+    from metaeval.answer import answer, granularity_free
+    from metaeval.api import configs_from_table, correlate, read_scores
     from metaeval.evaluate import statistics_signature
 
-    configs = configs_from_table(table, source=str(path))
+    _check_output(args)
+    path = Path(args.scores)
+    scores = configs_from_table(read_scores(path), source=str(path))
+    if not (args.judgments or args.human_sys):
+        raise UsageError("correlate: give the human judgments: --judgments FILE and/or --human-sys FILE")
     judgments = _load_judgments(args)
-    kinds = _split_list(args.kind) or None
     options = _statistics_options(args)
-    results = correlate(
-        configs,
+    results, samples = correlate(
+        scores,
         judgments,
-        kinds,
+        _split_list(args.kind) or None,
         tie_policy=args.tie_policy,
         threshold=args.threshold,
-        n_bootstrap=args.bootstrap,
+        bootstrap=args.bootstrap,
         seed=args.seed,
         dataset=path.stem,
+        clusters=args.bootstrap > 0,
+        return_samples=True,
         **options,
     )
     signature = {
-        "scores": str(path), "judgments": str(args.judgments), "seed": args.seed, "n_bootstrap": args.bootstrap,
-        "tie_policy": args.tie_policy, "statistics": statistics_signature(**options), "version": __version__,
+        "scores": str(path), "judgments": str(args.judgments), "human_sys": str(args.human_sys), "seed": args.seed,
+        "n_bootstrap": args.bootstrap, "tie_policy": args.tie_policy, "threshold": args.threshold,
+        "statistics": statistics_signature(**options), "version": __version__,
     }  # fmt: skip
     if args.comparisons:
-        _write_comparisons(args, configs, judgments, results, options)
-    _emit(_results_text(results, signature, args.format, "ranked"), args.output, args.overwrite)
+        _write_comparisons(args, scores, judgments, results, options)
+    _emit_results(results, signature, args, "ranked", answer(results, samples, left_out=granularity_free(scores)))
     return 0
+
+
+def _load_judgments(args: argparse.Namespace):  # noqa: ANN202
+    """Judgments from --judgments and/or --human-sys (system-level scores)."""
+    from metaeval.api import read_judgments
+
+    return read_judgments(args.judgments, args.human_sys, args.judgments_format)
 
 
 def _statistics_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -319,10 +315,16 @@ def _write_comparisons(args: argparse.Namespace, configs, judgments, results, op
     _emit(text, str(out), args.overwrite)
 
 
-def _results_text(results, signature: dict, fmt: str, layout: str) -> str:  # noqa: ANN001
+def _emit_results(results, signature: dict, args: argparse.Namespace, layout: str, answer=None) -> None:  # noqa: ANN001
+    """Render results in ``--format``; to ``--output`` (a CSV/TSV with its signature beside it) or stdout."""
+    from metaeval.report.data import write_results
     from metaeval.report.leaderboard import render
 
-    return render(results, signature, fmt, layout=layout)
+    text = render(results, signature, args.format, layout=layout, answer=answer)
+    if args.output:
+        write_results(Path(args.output), text, signature, overwrite=args.overwrite)
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -332,16 +334,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     metrics = args.metric or None
     _check_names(segs or [], metrics or [])
     _check_output(args)
-    judgments = _load_judgments(args) if (args.judgments or args.human_sys) else None
     progress = _progress_bar(not args.quiet)
     with workers(args.jobs, args.scheduler) as (executor, jobs):
         study = run(
             args.corpus,
             segs,
             metrics,
-            judgments=judgments,
+            judgments=args.judgments,
+            human_sys=args.human_sys,
+            judgments_format=args.judgments_format,
             kinds=_split_list(args.kind) or None,
-            n_bootstrap=args.bootstrap,
+            bootstrap=args.bootstrap,
             seed=args.seed,
             tie_policy=args.tie_policy,
             threshold=args.threshold,
@@ -353,54 +356,21 @@ def cmd_run(args: argparse.Namespace) -> int:
             **_statistics_options(args),
         )
     if args.comparisons:
-        _write_comparisons(args, study.scores.configs, study.judgments, study.results, _statistics_options(args))
+        _write_comparisons(args, study.configs, study.judgments, study.results, _statistics_options(args))
     if args.out:
-        _write_run_folder(Path(args.out), study, args.overwrite)
-    text = _results_text(study.results, study.signature, args.format, args.layout)
+        study.write(args.out, args.overwrite)
+    text = study.leaderboard(args.format, args.layout)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
 
 
-def _write_run_folder(out: Path, study, overwrite: bool) -> None:  # noqa: ANN001
-    """results.tsv, results.json, scores.tsv, leaderboard.md and leaderboard.html, each atomically."""
-    from metaeval.report.files import check_output_folder, write_atomic, write_bytes_atomic
-    from metaeval.report.leaderboard import render
-
-    outputs = {  # the names of RUN_OUTPUTS
-        "results.tsv": render(study.results, study.signature, "tsv"),
-        "results.json": render(study.results, study.signature, "json"),
-        "leaderboard.md": render(study.results, study.signature, "markdown", layout="table"),
-        "leaderboard.html": render(study.results, study.signature, "html", layout="table"),
-        "scores.tsv": _table_text(study.scores.table(["seg", "sys"]), "tsv"),
-    }
-    from metaeval.paths import make_folders, remove_folders
-
-    check_output_folder(out, outputs, overwrite)
-    created = make_folders(out)
-    previous = {name: (out / name).read_bytes() for name in outputs if (out / name).is_file()}
-    written: list[str] = []
-    try:
-        for name, text in outputs.items():
-            write_atomic(out / name, text, overwrite=overwrite)
-            written.append(name)
-    except BaseException:
-        # all or nothing: put back what was there, remove what this run added
-        for name in written:
-            if name in previous:
-                write_bytes_atomic(out / name, previous[name], overwrite=True)
-            else:
-                (out / name).unlink(missing_ok=True)
-        remove_folders(created)
-        raise
-
-
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from metaeval.report import load_results
-    from metaeval.report.leaderboard import render
+    from metaeval.report.data import load_answer
 
     _check_output(args)
     results, signature = load_results(Path(args.results))
-    _emit(render(results, signature, args.format, layout=args.layout), args.output, args.overwrite)
+    _emit_results(results, signature, args, args.layout, load_answer(Path(args.results)))
     return 0
 
 

@@ -617,6 +617,8 @@ def _items_on(
     weights = None if indices is None else resample_weights(indices, len(seg_ids))
     humans: dict[tuple[str, tuple[str, ...]], _Human] = {}
     out: list[tuple[_Item, list[str]]] = []
+    if progress:
+        progress("correlating", 0, len(configs))
     for done, config in enumerate(configs):
         sys_samples: dict[tuple[str, ...], np.ndarray] = {}
         for kind in kind_list:
@@ -666,7 +668,8 @@ def evaluate(
     permutations: int = DEFAULT_PERMUTATIONS,
     permutation_seed: int = 12345,
     store=None,  # noqa: ANN001 - a metaeval.store.Store or a folder
-) -> pd.DataFrame:
+    return_samples: bool = False,
+) -> "pd.DataFrame | tuple[pd.DataFrame, np.ndarray]":
     """The ResultTable of ``configs`` against ``judgments``.
 
     One row per (configuration, judgment kind, level, statistic, grouping), in the order
@@ -684,7 +687,10 @@ def evaluate(
     kind present. With ``clusters=True``, columns ``rank`` (competition rank by value) and
     ``cluster`` (:func:`~metaeval.correlation.significance_clusters` of two-sided paired
     bootstrap p-values at ``alpha``) are added per ranking (same dataset, kind, level,
-    statistic, grouping, tie policy). Same inputs and seed give the same table.
+    statistic, grouping, tie policy). Same inputs and seed give the same table. With
+    ``return_samples=True`` the result is ``(table, samples)``: row ``i`` of ``samples``
+    (``[n_rows, n_bootstrap]``, NaN where undefined) holds the bootstrap values of table row
+    ``i``, on resamples shared by every row, so any two rows can be compared pairwise.
     """
     settings = Settings(
         tie_policy, threshold, tuple(groupings), tuple(statistics), tuple(levels), n_bootstrap, seed, ci, pair_groups,
@@ -696,6 +702,12 @@ def evaluate(
     table = pd.DataFrame([_row(item, settings, dataset, dropped) for item, dropped in found], columns=list(RESULT_COLUMNS))
     if clusters:
         _add_clusters(table, [item.result for item, _ in found], alpha)
+    if return_samples:
+        samples = np.full((len(found), n_bootstrap), np.nan)
+        for i, (item, _) in enumerate(found):
+            if item.result.samples is not None and len(item.result.samples) == n_bootstrap:
+                samples[i] = item.result.samples
+        return table, samples
     return table
 
 

@@ -25,8 +25,14 @@ from metaeval.scoretable import SCORE_COLUMNS, ConfigScores
 
 LEVELS = ("seg", "doc", "sys")
 
-#: Called as ``progress("scoring", done, total)`` with finished and total work units.
+#: Called as ``progress(stage, done, total)``; each stage starts with ``done = 0``. Stages:
+#: ``segmenting <name>`` (unique texts), ``scoring`` (segment scores: one metric on one
+#: segment of one system under one segmenter) and, in evaluation, ``correlating``
+#: (configurations). :data:`STAGE_UNITS` names the unit of each.
 ProgressCallback = Callable[[str, int, int], None]
+STAGE_UNITS = {"segmenting": "texts", "scoring": "segment scores", "correlating": "configurations"}
+#: Texts segmented between two progress reports.
+SEGMENT_BATCH = 500
 
 
 @dataclass(frozen=True)
@@ -91,14 +97,28 @@ def reference_lines(corpus: Corpus) -> list[str]:
     return [text for ref in corpus.refs_list() for text in ref]
 
 
-def segment_unique(segmenter, texts: Iterable[str], cache=None) -> dict[str, list[str]]:  # noqa: ANN001
+def segment_unique(segmenter, texts: Iterable[str], cache=None, progress: ProgressCallback | None = None) -> dict[str, list[str]]:  # noqa: ANN001
     """Segment each distinct text once; return text -> tokens.
 
     With a :class:`segmenters.cache.SegmentationCache`, texts it holds under the segmenter's
     signature are not segmented again (a cache with a directory persists across runs).
+    Without one, texts go to the segmenter in batches of :data:`SEGMENT_BATCH`, and
+    ``progress("segmenting <name>", done, total)`` follows them.
     """
     unique = list(dict.fromkeys(texts))
-    tokens = cache.segment(segmenter, unique) if cache is not None else segmenter.segment_many(unique)
+    stage = f"segmenting {getattr(segmenter, 'name', 'texts')}"
+    if progress:
+        progress(stage, 0, len(unique))
+    if cache is not None:
+        tokens = cache.segment(segmenter, unique)
+    else:
+        tokens = []
+        for start in range(0, len(unique), SEGMENT_BATCH):
+            tokens += segmenter.segment_many(unique[start : start + SEGMENT_BATCH])
+            if progress and start + SEGMENT_BATCH < len(unique):
+                progress(stage, start + SEGMENT_BATCH, len(unique))
+    if progress:
+        progress(stage, len(unique), len(unique))
     return dict(zip(unique, tokens))
 
 
@@ -193,6 +213,7 @@ def _score_chunk(
     ref_tokens: list[list[list[str]]],
     hyp_tokens: dict[str, list[list[str]]],
     rows: dict[tuple[int, str], np.ndarray | None],
+    tick: Callable[[int], None] | None = None,
 ) -> dict[tuple[int, str], np.ndarray]:
     """Statistics of the requested ``(metric, system)`` rows of one chunk.
 
@@ -200,6 +221,7 @@ def _score_chunk(
     compute (the others are reused from an earlier segmenter); pairs not in ``rows`` are
     known already. A metric whose rows are all requested prepares its references once for
     every system of the chunk; one asked for some rows only prepares just those rows'.
+    In this process, ``tick(n)`` reports each (metric, system) done as its ``n`` segment scores.
     """
     out: dict[tuple[int, str], np.ndarray] = {}
     for m, choice in enumerate(choices):
@@ -217,6 +239,8 @@ def _score_chunk(
                 refs = [[ref[i] for i in wanted] for ref in ref_tokens]
                 stats = metric.segment_stats([hyps[i] for i in wanted], metric.prepare(refs))
                 out[(m, system)] = np.asarray(stats, dtype=float)
+            if tick:
+                tick(len(hyps))
     return out
 
 
@@ -338,7 +362,6 @@ def score_corpus(
     per-segment statistics by content hash: a segmenter whose statistics are all stored is
     not even run.
     """
-    from metaeval.segmenting import segment_texts
     from metaeval.store import as_store
 
     choices = [MetricChoice.of(m) for m in metrics]
@@ -361,7 +384,8 @@ def score_corpus(
     unique = list(dict.fromkeys(texts))
 
     reuse = _Reuse()
-    total, done_units = work_units(corpus, len(segs)), [0]
+    total, done_units = work_units(corpus, len(segs), len(choices)), [0]
+    n_seg = corpus.n_segments
 
     def report(units: int) -> None:
         done_units[0] += units
@@ -373,11 +397,15 @@ def score_corpus(
     pending: dict[object, tuple[int, list[str], tuple]] = {}
     planned: set[int] = set()
 
-    def collect(k: int, group: list[str], done: dict[tuple[int, str], np.ndarray]) -> None:
+    def collect(k: int, done: dict[tuple[int, str], np.ndarray], pairs: int = 0) -> None:
+        """Keep a chunk's statistics; ``pairs`` (metric, system) pairs done out of this process."""
         for (m, system), stats in done.items():
             computed[(k, m, system)] = stats
-        report(len(group))
+        if pairs:
+            report(pairs * n_seg)
 
+    if progress:
+        progress("scoring", 0, total)
     for k, seg in enumerate(segs):
         for m in range(len(choices)):
             for system in systems:
@@ -386,33 +414,34 @@ def score_corpus(
                     results[(k, m, system)] = found
         missing = [(m, s) for m in range(len(choices)) for s in systems if (k, m, s) not in results]
         if not missing:
-            report(1 + len(systems))
+            report(len(systems) * len(choices) * n_seg)
             continue
         if cache is not None:
             known = cache.lookup(seg, unique)
             todo = [t for t in unique if t not in known]
-            known.update(zip(todo, segment_texts(seg, specs[k], todo, jobs=jobs, executor=executor)))
+            known.update(zip(todo, _segment_with_progress(seg, specs[k], todo, jobs, executor, progress)))
             if todo:
                 cache.store(seg, {t: known[t] for t in todo})
             table = known
         else:
-            table = dict(zip(unique, segment_texts(seg, specs[k], unique, jobs=jobs, executor=executor)))
+            table = dict(zip(unique, _segment_with_progress(seg, specs[k], unique, jobs, executor, progress)))
         ref_tokens = [[list(table[t]) for t in ref] for ref in corpus.refs_list()]
         hyp_tokens = {name: [list(table[t]) for t in hyps] for name, hyps in corpus.systems.items()}
         del table
-        report(1)
         planned.add(k)
         for system in systems:
             for kind in sorted({kind for kind in kinds if kind}):
                 reuse.plan(k, kind, system, _segment_keys(kind, ref_tokens, hyp_tokens[system]))
         for group in groups:
             rows = {(m, name): reuse.wanted(k, kinds[m], name) for m, name in missing if name in group}
+            known = len(group) * len(choices) - len(rows)
+            if known:
+                report(known * n_seg)
             if not rows:
-                report(len(group))
                 continue
             chunk = {name: hyp_tokens[name] for name in group}
             if executor is None:
-                collect(k, group, _score_chunk(choices, ref_tokens, chunk, rows))
+                collect(k, _score_chunk(choices, ref_tokens, chunk, rows, report))
             else:
                 args = (choices, ref_tokens, chunk, rows)
                 pending[executor.submit(_score_chunk, *args)] = (k, group, args)
@@ -421,10 +450,10 @@ def score_corpus(
     for future in list(pending):
         if future.cancel():
             k, group, args = pending.pop(future)
-            collect(k, group, _score_chunk(*args))
+            collect(k, _score_chunk(*args, report))
     for future in cf.as_completed(list(pending)):
-        k, group, _ = pending[future]
-        collect(k, group, future.result())
+        k, group, args = pending[future]
+        collect(k, future.result(), pairs=len(args[3]))
 
     for k in range(len(segs)):
         for m in range(len(choices)):
@@ -463,6 +492,25 @@ def score_corpus(
     )
 
 
-def work_units(corpus: Corpus, n_segmenters: int) -> int:
-    """Total progress units reported by :func:`score_corpus`."""
-    return n_segmenters * (1 + len(corpus.systems))
+def _segment_with_progress(seg, spec, texts: list[str], jobs: int, executor, progress: ProgressCallback | None) -> list:  # noqa: ANN001
+    """:func:`metaeval.segmenting.segment_texts` in batches, reporting ``segmenting <name>``
+    (texts) after each, so a slow segmenter shows movement."""
+    from metaeval.segmenting import segment_texts
+
+    stage = f"segmenting {getattr(seg, 'name', 'texts')}"
+    if progress:
+        progress(stage, 0, len(texts))
+    batch = SEGMENT_BATCH * max(1, jobs) * (4 if executor is not None else 1)
+    out: list = []
+    for start in range(0, len(texts), batch):
+        out += segment_texts(seg, spec, texts[start : start + batch], jobs=jobs, executor=executor)
+        if progress:
+            progress(stage, len(out), len(texts))
+    if progress and not texts:
+        progress(stage, 0, 0)
+    return out
+
+
+def work_units(corpus: Corpus, n_segmenters: int, n_metrics: int = 1) -> int:
+    """Total of the ``scoring`` stage of :func:`score_corpus`: segment scores to compute."""
+    return n_segmenters * n_metrics * len(corpus.systems) * corpus.n_segments

@@ -70,13 +70,13 @@ def test_correlate_reads_what_score_writes_and_matches_run(tmp_path, capsys):
     code, out, err = run_cli(capsys, "correlate", "--scores", str(scores), "--judgments", str(corpus / "judgments.tsv"),
                              "--human-sys", str(corpus / "human_sys.tsv"), "--kind", "esa", "--bootstrap", "50")
     assert code == 0, err
-    rows = pd.read_csv(io.StringIO(out), sep="\t", comment="#")
+    rows = pd.read_csv(io.StringIO(out), sep="\t")
     consistency = rows[(rows.statistic == "consistency") & (rows.level == "seg")]
     assert len(consistency) == 1
     # the same statistic through `run` (which keeps the metric's statistics) agrees
     code, out, err = run_cli(capsys, "run", str(corpus), "-s", "char", "-m", "bleu", "--kind", "esa", "--bootstrap", "50", "--format", "tsv", "-q")
     assert code == 0, err
-    direct = pd.read_csv(io.StringIO(out), sep="\t", comment="#")
+    direct = pd.read_csv(io.StringIO(out), sep="\t")
     direct = direct[(direct.statistic == "consistency") & (direct.level == "seg")]
     assert consistency.value.iloc[0] == pytest.approx(direct.value.iloc[0], abs=1e-12)
     assert consistency.concordant.iloc[0] == direct.concordant.iloc[0]
@@ -88,12 +88,13 @@ def test_run_writes_every_output_once_and_refuses_to_overwrite(tmp_path, capsys)
     args = ["run", str(corpus), "-s", "char", "-m", "bleu", "-m", "chrf", "--bootstrap", "20", "-q", "--out", str(out_dir)]
     code, out, err = run_cli(capsys, *args)
     assert code == 0, err
-    assert sorted(p.name for p in out_dir.iterdir()) == ["leaderboard.html", "leaderboard.md", "results.json", "results.tsv", "scores.tsv"]
-    assert "consistency" in out and "seed" in out  # leaderboard with its signature
-    before = {p.name: p.read_bytes() for p in out_dir.iterdir()}
+    assert sorted(p.name for p in out_dir.iterdir()) == ["answer.tsv", "charts", "leaderboard.html", "leaderboard.md",
+                                                         "results.json", "results.tsv", "scores.tsv.gz", "signature.json"]
+    assert "consistency" in out and "seed:" in out  # leaderboard with its signature line
+    before = {str(p): p.read_bytes() for p in out_dir.rglob("*") if p.is_file()}
     code, out, err = run_cli(capsys, *args)
     assert code == 2 and "--overwrite" in err and err.count("\n") == 1
-    assert {p.name: p.read_bytes() for p in out_dir.iterdir()} == before
+    assert {str(p): p.read_bytes() for p in out_dir.rglob("*") if p.is_file()} == before
 
 
 def test_leaderboard_rerenders_saved_results(tmp_path, capsys):

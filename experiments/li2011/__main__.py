@@ -45,7 +45,7 @@ def run_dataset(data: Path, ds: Dataset, n_bootstrap: int, executor=None, cache_
     for label, refs in ds.reference_variants(corpus.reference_names):
         sub = corpus.subset(references=refs)
         study = run(
-            sub, judgments=judgments, n_bootstrap=n_bootstrap, seed=SEED, executor=executor, cache_dir=cache_dir,
+            sub, judgments=judgments, bootstrap=n_bootstrap, seed=SEED, executor=executor, cache_dir=cache_dir,
             statistics=statistics,
         )  # fmt: skip
         results = study.results.copy()
@@ -61,8 +61,8 @@ def run_dataset(data: Path, ds: Dataset, n_bootstrap: int, executor=None, cache_
 def char_vs_word(study, judgments, ds, label, kind, level, statistic, grouping, n_bootstrap):  # noqa: ANN001, ANN201
     """For each metric: char against the best word-level segmenter on one statistic."""
     rows = []
-    for metric in dict.fromkeys(c.metric for c in study.scores.configs):
-        configs = [c for c in study.scores.configs if c.metric == metric and (c.segmenter == "char" or c.segmenter in WORD_SEGMENTERS)]
+    for metric in dict.fromkeys(c.metric for c in study.configs):
+        configs = [c for c in study.configs if c.metric == metric and (c.segmenter == "char" or c.segmenter in WORD_SEGMENTERS)]
         if len(configs) < 2:
             continue
         table = compare(

@@ -4,13 +4,15 @@ These formats carry the whole ResultTable (every column, one row per result, row
 ranking order) whatever the layout, so ``metaeval leaderboard RESULTS`` can re-render
 them in any layout or format.
 
-- CSV/TSV: the signature comes first as comment lines, one per top-level key,
-  ``# key = <JSON value>`` (a key that is not a plain name is written as a JSON string),
-  after a first line ``# metaeval results``. Then a header and the rows. Missing values
-  are empty cells; floats are written with ``repr`` (shortest exact text), so they read
-  back bit for bit. With ``signature=False`` the file starts directly with the header.
+- CSV/TSV: a plain table (a header, then the rows) that ``pandas.read_csv`` and spreadsheets
+  read with default options. Missing values are empty cells; floats are written with
+  ``repr`` (shortest exact text), so they read back bit for bit. The signature travels
+  beside the file, as JSON in ``<file>.signature.json`` (:func:`write_results`,
+  :func:`sidecar_path`); files of earlier versions that start with ``#`` signature lines
+  are still read.
 - JSON: ``{"signature": {...}, "columns": [...], "rows": [{column: value}...]}``, with
-  ``null`` for missing values.
+  ``null`` for missing values, and ``"answer": [...]`` when the answer is given
+  (:mod:`metaeval.answer`).
 """
 
 from __future__ import annotations
@@ -19,17 +21,15 @@ import csv
 import io
 import json
 import math
-import re
 from pathlib import Path
 from typing import Any, Mapping
 
 import pandas as pd
 
 from metaeval.errors import DataError
-from metaeval.report.results import COUNT_COLUMNS, NUMERIC_COLUMNS, normalise, plain, to_json
+from metaeval.report.results import COUNT_COLUMNS, NUMERIC_COLUMNS, normalise, to_json
 
 MARKER = "# metaeval results"
-_PLAIN_KEY = re.compile(r"[A-Za-z0-9_.\-]+\Z")
 
 
 def _cell(value: Any, column: str) -> str:
@@ -44,14 +44,9 @@ def _cell(value: Any, column: str) -> str:
 
 
 def render_delimited(table: pd.DataFrame, signature: Mapping[str, Any] | None, delimiter: str) -> str:
-    """CSV (``,``) or TSV (``\\t``) text: signature comment lines, header, rows."""
+    """CSV (``,``) or TSV (``\\t``) text: a header and the rows. The signature is not part
+    of the table: :func:`write_results` puts it in a JSON file beside it."""
     buffer = io.StringIO()
-    if signature is not None:
-        buffer.write(MARKER + "\n")
-        values = plain(dict(signature))
-        for key in sorted(values):
-            shown = key if _PLAIN_KEY.match(key) else json.dumps(key, ensure_ascii=False)
-            buffer.write(f"# {shown} = {to_json(values[key])}\n")
     writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
     columns = list(table.columns)
     writer.writerow(columns)
@@ -60,8 +55,37 @@ def render_delimited(table: pd.DataFrame, signature: Mapping[str, Any] | None, d
     return buffer.getvalue()
 
 
-def render_json(table: pd.DataFrame, signature: Mapping[str, Any] | None) -> str:
-    """JSON text with the signature (``{}`` when omitted), the columns and the rows."""
+def sidecar_path(path: "str | Path") -> Path:
+    """Where the signature of a CSV/TSV file goes: ``<file>.signature.json``."""
+    path = Path(path)
+    return path.with_name(path.name + ".signature.json")
+
+
+def signature_json(signature: Mapping[str, Any]) -> str:
+    """The signature as deterministic, indented JSON text."""
+    return to_json(dict(signature), indent=1) + "\n"
+
+
+def write_results(path: "str | Path", text: str, signature: Mapping[str, Any] | None, overwrite: bool = False) -> Path:
+    """Write rendered results to ``path``; a CSV/TSV file gets its signature beside it.
+
+    Both files are checked before either is written, so an existing sidecar without
+    ``overwrite`` fails before the table is touched.
+    """
+    from metaeval.report.files import check_output_file, write_atomic
+
+    path = Path(path)
+    delimited = path.suffix.lower() in (".csv", ".tsv") and signature is not None
+    if delimited:
+        check_output_file(sidecar_path(path), overwrite)
+    write_atomic(path, text, overwrite=overwrite)
+    if delimited:
+        write_atomic(sidecar_path(path), signature_json(signature or {}), overwrite=overwrite)
+    return path
+
+
+def render_json(table: pd.DataFrame, signature: Mapping[str, Any] | None, answer: pd.DataFrame | None = None) -> str:
+    """JSON text with the signature (``{}`` when omitted), the columns, the rows and the answer."""
     columns = list(table.columns)
     rows = []
     for row in table.itertuples(index=False):
@@ -72,7 +96,9 @@ def render_json(table: pd.DataFrame, signature: Mapping[str, Any] | None) -> str
                 value = None if math.isnan(number) else (int(number) if column in COUNT_COLUMNS and number.is_integer() else number)
             item[column] = value
         rows.append(item)
-    document = {"columns": columns, "rows": rows, "signature": dict(signature or {})}
+    document: dict[str, Any] = {"columns": columns, "rows": rows, "signature": dict(signature or {})}
+    if answer is not None:
+        document["answer"] = answer.to_dict(orient="records")
     return to_json(document, indent=1) + "\n"
 
 
@@ -96,7 +122,45 @@ def load_results(path: "str | Path") -> tuple[pd.DataFrame, dict[str, Any]]:
         table, signature = _parse_json(text, path)
     else:
         table, signature = _parse_delimited(text, path, "," if suffix == ".csv" else "\t")
+        if not signature:
+            signature = _read_sidecar(path)
     return normalise(table, str(path)), signature
+
+
+def _read_sidecar(path: Path) -> dict[str, Any]:
+    """The signature beside a CSV/TSV file: ``<file>.signature.json``, else ``signature.json``
+    of a ``--out`` folder; ``{}`` when there is none."""
+    for candidate in (sidecar_path(path), path.with_name("signature.json")):
+        if candidate.is_file():
+            try:
+                value = json.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise DataError(f"{candidate}: cannot read signature: {exc}") from None
+            if not isinstance(value, dict):
+                raise DataError(f"{candidate}: expected a JSON object (the signature)")
+            return value
+    return {}
+
+
+def load_answer(path: "str | Path") -> pd.DataFrame | None:
+    """The answer stored in a results JSON file (``None`` for other files or when absent)."""
+    path = Path(path)
+    if path.suffix.lower() != ".json":
+        return None
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    rows = document.get("answer") if isinstance(document, dict) else None
+    if not isinstance(rows, list):
+        return None
+    from metaeval.answer import ANSWER_COLUMNS
+
+    frame = pd.DataFrame(rows, columns=list(ANSWER_COLUMNS))
+    for column in ANSWER_COLUMNS:
+        if frame[column].map(lambda v: v is None or isinstance(v, (int, float))).all():
+            frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    return frame
 
 
 def _parse_json(text: str, path: Path) -> tuple[pd.DataFrame, dict[str, Any]]:

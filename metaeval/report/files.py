@@ -53,7 +53,10 @@ def check_output_folder(path: "str | os.PathLike[str]", names: Iterable[str], ov
         return folder
     for name in names:
         target = folder / name
-        if target.is_dir():
+        if name.endswith("/"):  # a sub-folder of outputs
+            if target.exists() and not target.is_dir():
+                raise UsageError(f"{target}: is a file, expected a folder for the outputs")
+        elif target.is_dir():
             raise UsageError(f"{target}: is a folder, expected a file path")
         if target.exists() and not overwrite:
             raise UsageError(f"{target} exists; pass --overwrite to replace the outputs in {folder}")

@@ -1,10 +1,13 @@
-"""One self-contained HTML page: signature, and per section an inline SVG chart and a table.
+"""One self-contained HTML page: the answer first, then per ranking an inline SVG chart and a
+table, the rankings that are undefined everywhere in one line each, and the signature last,
+collapsed (``<details>``).
 
 The page needs no external asset and no JavaScript. Charts are SVG written here rather
 than by matplotlib: the markup is a few kilobytes per chart, its bytes depend only on the
 results (no font or version metadata), and it scales with the page. Each chart shows one
-horizontal bar per configuration, with the 95% confidence interval as a whisker, and
-``n/a`` for an undefined value. Every string from the data or the signature is
+row per configuration: a point at the value and a line over its 95% confidence interval,
+on an axis fitted to the data with the chance level marked (:mod:`metaeval.report.scale`),
+and ``n/a`` for an undefined value. Every string from the data or the signature is
 HTML-escaped, so names such as ``<script>`` show as text.
 """
 
@@ -16,18 +19,22 @@ from typing import Sequence
 
 from metaeval.report.layout import UNDEFINED, Bar, Section
 from metaeval.report.results import fmt_ci, fmt_number
+from metaeval.report.scale import Axis, chance_level, fit_axis
 from metaeval.report.text import display_width, one_line
 
 _STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 80em; }
 table { border-collapse: collapse; margin: 0.5em 0 1em; }
 th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; }
 th { background: #f3f3f3; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num, td.nowrap { white-space: nowrap; }
 td.best { font-weight: bold; background: #eef6ee; }
+table.answer td { font-size: 95%; }
 table.signature td { font-family: monospace; font-size: 90%; }
 svg text { font-family: monospace; font-size: 12px; }
-.notes { color: #555; font-size: 90%; }
+.notes, .context { color: #555; font-size: 90%; }
+details { margin-top: 2em; }
 """.strip()
 
 ROW_HEIGHT = 20
@@ -41,7 +48,14 @@ def esc(text: str) -> str:
 
 
 def render_html(
-    title: str, signature: Sequence[tuple[str, str]] | None, sections: Sequence[Section], digits: int = 3
+    title: str,
+    signature: Sequence[tuple[str, str]] | None,
+    sections: Sequence[Section],
+    digits: int = 3,
+    *,
+    intro: Sequence[str] = (),
+    lead: Sequence[Section] = (),
+    lead_notes: Sequence[str] = (),
 ) -> str:
     """The whole page as text (UTF-8, ``\\n`` line ends)."""
     out = [
@@ -55,16 +69,20 @@ def render_html(
         "<body>",
         f"<h1>{esc(title)}</h1>",
     ]
-    if signature is not None:
-        out.append("<h2>Signature</h2>")
-        out.append('<table class="signature">')
-        out += [f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in signature]
-        out.append("</table>")
+    out += [f'<p class="context">{esc(t)}</p>' for t in intro]
+    for section in lead:
+        out.append('<section class="answer">')
+        out.append(f"<h2>{esc(section.title)}</h2>")
+        out += _table(section, "answer")
+        out += [f'<p class="notes">{esc(n)}</p>' for n in lead_notes]
+        out.append("</section>")
     for section in sections:
+        if section.undefined:
+            continue
         out.append("<section>")
         out.append(f"<h2>{esc(section.title)}</h2>")
         if section.bars:
-            out.append(chart(section.bars, section.title, digits))
+            out.append(chart(section.bars, section.title, digits, statistic=section.statistic))
         out += _table(section)
         if section.marked:
             out.append('<p class="notes">Bold: best in column.</p>')
@@ -73,16 +91,30 @@ def render_html(
             out += [f"<li>{esc(n)}</li>" for n in section.notes]
             out.append("</ul>")
         out.append("</section>")
+    undefined = [s for s in sections if s.undefined]
+    if undefined:
+        out.append(f"<h2>{UNDEFINED} everywhere</h2>")
+        out.append('<ul class="notes">')
+        out += [f"<li>{esc(s.title)}: {esc(s.undefined)}</li>" for s in undefined]
+        out.append("</ul>")
+    if signature is not None:
+        out.append("<details>")
+        out.append("<summary>Signature (options and versions behind every number)</summary>")
+        out.append('<table class="signature">')
+        out += [f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in signature]
+        out.append("</table>")
+        out.append("</details>")
     out += ["</body>", "</html>"]
     return "\n".join(out) + "\n"
 
 
-def _table(section: Section) -> list[str]:
-    out = ["<table>", "<tr>" + "".join(f"<th>{esc(c)}</th>" for c in section.columns) + "</tr>"]
+def _table(section: Section, css: str = "") -> list[str]:
+    out = [f'<table class="{css}">' if css else "<table>", "<tr>" + "".join(f"<th>{esc(c)}</th>" for c in section.columns) + "</tr>"]
     for i, row in enumerate(section.rows):
         cells = []
         for j, cell in enumerate(row):
-            classes = [name for name, on in (("num", section.numeric[j]), ("best", (i, j) in section.marked)) if on]
+            flags = (("num", section.numeric[j]), ("nowrap", j in section.nowrap), ("best", (i, j) in section.marked))
+            classes = [name for name, on in flags if on]
             attr = f' class="{" ".join(classes)}"' if classes else ""
             text = f"<strong>{esc(cell)}</strong>" if (i, j) in section.marked else esc(cell)
             cells.append(f"<td{attr}>{text}</td>")
@@ -91,67 +123,55 @@ def _table(section: Section) -> list[str]:
     return out
 
 
-def _nice_step(span: float) -> float:
-    """The smallest of 1, 2, 2.5, 5 x 10^k giving at most 10 intervals over ``span``."""
-    exponent = math.floor(math.log10(span / 10))
-    for base in (1.0, 2.0, 2.5, 5.0, 10.0):
-        step = base * 10.0**exponent
-        if span / step <= 10 + 1e-9:
-            return step
-    return 10.0 ** (exponent + 1)
+def axis(bars: Sequence[Bar], statistic: str = "") -> Axis:
+    """The fitted axis of a chart: every value and interval bound, and the chance level."""
+    values = [v for b in bars for v in (b.value, b.ci_low, b.ci_high)]
+    return fit_axis(values, chance_level(statistic))
 
 
-def axis(bars: Sequence[Bar]) -> tuple[float, float, float]:
-    """``(low, high, step)``: a domain holding 0, every value and every CI bound, on ticks."""
-    finite = [v for b in bars for v in (b.value, b.ci_low, b.ci_high) if math.isfinite(v)]
-    low, high = min(finite + [0.0]), max(finite + [0.0])
-    if high - low <= 0:
-        high = low + 1.0
-    step = _nice_step(high - low)
-    low = math.floor(low / step + 1e-9) * step
-    high = math.ceil(high / step - 1e-9) * step
-    return low, high, step
-
-
-def chart(bars: Sequence[Bar], title: str, digits: int = 3) -> str:
-    """Inline SVG: one horizontal bar per configuration with its CI whisker."""
-    low, high, step = axis(bars)
+def chart(bars: Sequence[Bar], title: str, digits: int = 3, statistic: str = "") -> str:
+    """Inline SVG: per configuration a point at its value and a line over its 95% interval."""
+    scale = axis(bars, statistic)
     label_w = max(80.0, min(360.0, CHAR_WIDTH * max(display_width(one_line(b.label)) for b in bars) + 10))
-    left, top = label_w, 24.0
-    value_x = left + BAR_AREA + 8
-    width = value_x + CHAR_WIDTH * (digits + 3) + 8
+    left, top = label_w, 34.0
+    value_x = left + BAR_AREA + 10
+    width = value_x + CHAR_WIDTH * (2 * digits + 14) + 8
     height = top + ROW_HEIGHT * len(bars) + 8
 
     def x(v: float) -> str:
-        return f"{left + (v - low) / (high - low) * BAR_AREA:.1f}"
+        return f"{left + scale.fraction(v) * BAR_AREA:.1f}"
 
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="{esc(title)}">'
     ]
-    ticks = int(round((high - low) / step))
-    for k in range(ticks + 1):
-        v = low + k * step
-        out.append(f'<line x1="{x(v)}" y1="{top - 4:.1f}" x2="{x(v)}" y2="{height - 8:.1f}" stroke="#ddd"/>')
-        out.append(f'<text x="{x(v)}" y="{top - 8:.1f}" text-anchor="middle">{fmt_number(v, 2)}</text>')
-    out.append(f'<line x1="{x(0.0)}" y1="{top - 4:.1f}" x2="{x(0.0)}" y2="{height - 8:.1f}" stroke="#888"/>')
+    for v in scale.ticks():
+        out.append(f'<line x1="{x(v)}" y1="{top - 4:.1f}" x2="{x(v)}" y2="{height - 8:.1f}" stroke="#e4e4e4"/>')
+        out.append(f'<text x="{x(v)}" y="{top - 8:.1f}" text-anchor="middle">{scale.label(v)}</text>')
+    if not scale.chance_side:
+        cx = x(scale.chance)
+        out.append(f'<line x1="{cx}" y1="{top - 4:.1f}" x2="{cx}" y2="{height - 8:.1f}" stroke="#c0392b" stroke-dasharray="4 3"/>')
+    anchor, tx = ("end", left + BAR_AREA) if scale.chance_side != "left" else ("start", left)
+    out.append(f'<text x="{tx:.1f}" y="12" text-anchor="{anchor}" fill="#c0392b">{esc(scale.chance_text)}</text>')
     for i, bar in enumerate(bars):
         y = top + i * ROW_HEIGHT
         mid = y + ROW_HEIGHT / 2
         defined = math.isfinite(bar.value)
         shown = fmt_number(bar.value, digits) if defined else UNDEFINED
-        tip = f"{bar.label}: {shown} {fmt_ci(bar.ci_low, bar.ci_high, digits)}".rstrip()
+        interval = fmt_ci(bar.ci_low, bar.ci_high, digits)
+        tip = f"{bar.label}: {shown} {interval}".rstrip()
         out.append(f"<g><title>{esc(tip)}</title>")
+        if i % 2 == 0:
+            out.append(f'<rect x="0" y="{y:.1f}" width="{width:.0f}" height="{ROW_HEIGHT}" fill="#f7f7f7"/>')
         out.append(f'<text x="{left - 6:.1f}" y="{mid + 4:.1f}" text-anchor="end">{esc(bar.label)}</text>')
-        if defined:
-            a, b = sorted((float(x(0.0)), float(x(bar.value))))
-            out.append(f'<rect x="{a:.1f}" y="{y + 3:.1f}" width="{b - a:.1f}" height="{ROW_HEIGHT - 6}" fill="#4c78a8"/>')
         if math.isfinite(bar.ci_low) and math.isfinite(bar.ci_high):
             lo, hi = x(bar.ci_low), x(bar.ci_high)
-            out.append(f'<line x1="{lo}" y1="{mid:.1f}" x2="{hi}" y2="{mid:.1f}" stroke="#222"/>')
+            out.append(f'<line x1="{lo}" y1="{mid:.1f}" x2="{hi}" y2="{mid:.1f}" stroke="#4c78a8" stroke-width="2"/>')
             for end in (lo, hi):
-                out.append(f'<line x1="{end}" y1="{mid - 5:.1f}" x2="{end}" y2="{mid + 5:.1f}" stroke="#222"/>')
-        out.append(f'<text x="{value_x:.1f}" y="{mid + 4:.1f}">{esc(shown)}</text>')
+                out.append(f'<line x1="{end}" y1="{mid - 4:.1f}" x2="{end}" y2="{mid + 4:.1f}" stroke="#4c78a8" stroke-width="2"/>')
+        if defined:
+            out.append(f'<circle cx="{x(bar.value)}" cy="{mid:.1f}" r="4" fill="#1f3b5c"/>')
+        out.append(f'<text x="{value_x:.1f}" y="{mid + 4:.1f}">{esc(f"{shown} {interval}".rstrip())}</text>')
         out.append("</g>")
     out.append("</svg>")
     return "\n".join(out)

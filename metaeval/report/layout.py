@@ -9,6 +9,10 @@ statistic, grouping, tie policy):
 - ``table``: the layout of Li, Zong & Ng 2011 (Tables 2-5): rows are segmenters, columns
   metrics, cells ``value [ci_low, ci_high]``; the best cell of each column is marked.
 
+A ranking whose every value is undefined becomes a section without rows that states the
+reason (``undefined``), drawn as one line. :func:`answer_section` lays out the answer
+(:mod:`metaeval.answer`) that reports put first.
+
 Renderers (text, Markdown, HTML) only draw :class:`Section` objects, so every format shows
 the same cells. Names are sorted, so the output depends on the content only.
 """
@@ -59,6 +63,14 @@ class Section:
     marked: frozenset[tuple[int, int]] = frozenset()
     notes: tuple[str, ...] = ()
     bars: tuple[Bar, ...] = field(default=(), repr=False)
+    #: when every value of the ranking is undefined: why (the section then has no rows)
+    undefined: str = ""
+    #: columns whose cells must not wrap (intervals)
+    nowrap: tuple[int, ...] = ()
+
+    @property
+    def statistic(self) -> str:
+        return dict(self.key).get("statistic", "")
 
     @property
     def title(self) -> str:
@@ -76,8 +88,27 @@ def sections(results: pd.DataFrame, layout: str = "ranked", digits: int = 3) -> 
     builder = {"ranked": _ranked, "table": _matrix}[layout]
     out = []
     for key, rows in table.groupby(list(GROUP_KEYS), sort=False, dropna=False):
-        out.append(builder(tuple(zip(GROUP_KEYS, map(str, key))), rows.reset_index(drop=True), digits))
+        named = tuple(zip(GROUP_KEYS, map(str, key)))
+        if rows["value"].isna().all():
+            out.append(Section(named, (), (), (), undefined=_reasons(rows)))
+            continue
+        out.append(builder(named, rows.reset_index(drop=True), digits))
     return out
+
+
+def _reasons(rows: pd.DataFrame) -> str:
+    """Why every value of a ranking is undefined: its distinct reasons, most frequent first."""
+    counts = rows["note"].replace("", "undefined").value_counts(sort=False)
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return "; ".join(reason for reason, _ in ordered)
+
+
+#: How significance clusters are formed (:func:`metaeval.correlation.significance_clusters`).
+CLUSTER_NOTE = (
+    "cluster: configurations in one cluster do not differ significantly from each other "
+    "(two-sided paired bootstrap, p > 0.05); a new cluster starts at the first configuration "
+    "significantly worse than a member of the current one"
+)
 
 
 def _bars(rows: pd.DataFrame) -> tuple[Bar, ...]:
@@ -128,7 +159,8 @@ def _ranked(key: tuple[tuple[str, str], ...], rows: pd.DataFrame, digits: int) -
         if has_note:
             cells.append(f"undefined: {r.note}" if undefined and r.note else r.note)
         body.append(tuple(cells))
-    return Section(key, tuple(columns), tuple(body), tuple(numeric), bars=_bars(rows))
+    notes = (CLUSTER_NOTE,) if cluster.astype(str).ne("").any() else ()
+    return Section(key, tuple(columns), tuple(body), tuple(numeric), notes=notes, bars=_bars(rows), nowrap=(5,))
 
 
 def _matrix(key: tuple[tuple[str, str], ...], rows: pd.DataFrame, digits: int) -> Section:
@@ -146,7 +178,8 @@ def _matrix(key: tuple[tuple[str, str], ...], rows: pd.DataFrame, digits: int) -
     for metric in metrics:
         values = rows.loc[rows["metric"] == metric, "value"]
         best[metric] = values.max() if values.notna().any() else np.nan
-    body, marked, notes = [], set(), []
+    body, marked = [], set()
+    undefined: dict[str, list[str]] = {}
     for i, segmenter in enumerate(segmenters):
         cells = [segmenter]
         for j, metric in enumerate(metrics, start=1):
@@ -155,7 +188,7 @@ def _matrix(key: tuple[tuple[str, str], ...], rows: pd.DataFrame, digits: int) -
                 cells.append("")
             elif np.isnan(r.value):
                 cells.append(UNDEFINED)
-                notes.append(f"{UNDEFINED}: {metric} / {segmenter}: {r.note or 'undefined'}")
+                undefined.setdefault(r.note or "undefined", []).append(f"{metric} / {segmenter}")
             else:
                 cells.append(f"{fmt_number(r.value, digits)} {fmt_ci(r.ci_low, r.ci_high, digits)}".rstrip())
                 if r.value == best[metric]:
@@ -163,7 +196,9 @@ def _matrix(key: tuple[tuple[str, str], ...], rows: pd.DataFrame, digits: int) -
         body.append(tuple(cells))
     columns = ("segmenter", *metrics)
     numeric = (False,) + (True,) * len(metrics)
-    return Section(key, columns, tuple(body), numeric, frozenset(marked), tuple(notes), _bars(rows))
+    notes = tuple(f"{UNDEFINED}: {', '.join(where)}: {reason}" for reason, where in undefined.items())
+    nowrap = tuple(range(1, len(columns)))
+    return Section(key, columns, tuple(body), numeric, frozenset(marked), notes, _bars(rows), nowrap=nowrap)
 
 
 def _describe(key: tuple[tuple[str, str], ...]) -> str:

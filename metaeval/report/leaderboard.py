@@ -2,12 +2,15 @@
 
     >>> page = render(results, signature, "html", layout="table", title="IWSLT'08 zh")
 
-Human formats (``text``, ``markdown``, ``html``, ``latex``) draw one section per ranking group in the
-chosen layout (:mod:`metaeval.report.layout`). Data formats (``csv``, ``tsv``, ``json``)
-hold every column of every row in ranking order, whatever the layout, and read back with
-:func:`metaeval.report.load_results`. Every format carries the signature unless
-``signature=False``: at the top of text and Markdown, as a table in HTML, as the
-``signature`` key in JSON, as ``#`` comment lines at the top of CSV/TSV.
+Human formats (``text``, ``markdown``, ``html``, ``latex``) open with the answer (character level
+against the best word level, :mod:`metaeval.answer`), then draw one section per ranking
+group in the chosen layout (:mod:`metaeval.report.layout`); a ranking whose every value is
+undefined takes one line with the reason. Data formats (``csv``, ``tsv``, ``json``) hold
+every column of every row in ranking order, whatever the layout, and read back with
+:func:`metaeval.report.load_results`. The signature, unless ``signature=False``: one line at
+the end of text and Markdown, a collapsed table at the end of HTML, the ``signature`` key in
+JSON; CSV/TSV are plain tables and :func:`metaeval.report.data.write_results` puts the
+signature beside them.
 
 Output is a function of the content only: rows and names are sorted with explicit
 tie-breaks, floats have a fixed format, and nothing depends on the clock unless a
@@ -20,8 +23,10 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
+from metaeval.answer import answer as compute_answer
 from metaeval.errors import UsageError
 from metaeval.report.data import render_delimited, render_json
+from metaeval.report.headline import answer_legend, answer_section, context_line, signature_line
 from metaeval.report.html import render_html
 from metaeval.report.latex import render_latex
 from metaeval.report.layout import LAYOUTS, sections
@@ -65,6 +70,7 @@ def render(
     title: str | None = None,
     digits: int = 3,
     timestamp: str | None = None,
+    answer: pd.DataFrame | None = None,
 ) -> str:
     """The leaderboard of ``results`` in ``format`` (one of :data:`FORMATS`) as text.
 
@@ -76,6 +82,9 @@ def render(
         title: heading; defaults to the dataset name(s), or the signature's ``dataset``.
         digits: decimals shown in human formats (data formats keep full precision).
         timestamp: text added to the signature as ``generated`` (never added by itself).
+        answer: the answer of :func:`metaeval.answer.answer` with intervals and p-values
+            (from the run's bootstrap samples); when omitted, human formats derive it from
+            ``results`` without them.
     """
     if format not in FORMATS:
         raise UsageError(f"unknown format {format!r}; known formats: {', '.join(FORMATS)}")
@@ -92,17 +101,24 @@ def render(
     if format in ("csv", "tsv"):
         return render_delimited(table, sig, "," if format == "csv" else "\t")
     if format == "json":
-        return render_json(table, sig)
+        return render_json(table, sig, answer)
     heading = title if title is not None else _default_title(table, sig)
-    pairs = flatten_signature(sig) if sig is not None else None
+    if answer is None:
+        answer = compute_answer(table)
+    lead = [s for s in (answer_section(answer, digits),) if s is not None]
+    intro = [line for line in (context_line(sig, table),) if line]
     parts = sections(table, layout, digits)
-    if format == "text":
-        return render_text(heading, pairs, parts)
-    if format == "markdown":
-        return render_markdown(heading, pairs, parts)
     if format == "latex":
+        pairs = flatten_signature(sig) if sig is not None else None
         return render_latex(heading, pairs, parts)
-    return render_html(heading, pairs, parts, digits)
+    if format == "html":
+        pairs = flatten_signature(sig) if sig is not None else None
+        return render_html(heading, pairs, parts, digits, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig))
+    footer = []
+    if sig is not None:
+        footer = [f"signature: {signature_line(sig)}", "(full signature: --format json, or signature.json in --out)"]
+    renderer = render_text if format == "text" else render_markdown
+    return renderer(heading, None, parts, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig), footer=footer)
 
 
 def _default_title(table: pd.DataFrame, signature: Mapping[str, Any] | None) -> str:

@@ -1,4 +1,9 @@
-"""Small matplotlib plots for experiments, saved as PNG atomically and deterministically.
+"""Small matplotlib plots for experiments and leaderboards, saved as PNG atomically and
+deterministically.
+
+:func:`forest` draws one ranking of a leaderboard as the HTML chart does: a point and a 95%
+interval per configuration on an axis fitted to the data, with the chance level marked
+(:mod:`metaeval.report.scale`).
 
 Figures are drawn on the Agg canvas directly (no pyplot, so no global state and no
 display), and saved without the ``Software`` PNG text chunk, so the same data give the
@@ -10,12 +15,15 @@ from __future__ import annotations
 import io
 import os
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 
 from metaeval.errors import MissingDependencyError, UsageError
 from metaeval.report.files import write_bytes_atomic
+
+if TYPE_CHECKING:
+    from metaeval.report.layout import Bar
 
 DPI = 100
 SIZE = (6.4, 4.0)
@@ -150,5 +158,47 @@ def curve_panels(
             axes.legend(fontsize="x-small")
     if title:
         figure.suptitle(title)
+    figure.tight_layout()
+    return _save(figure, path, overwrite)
+
+
+def forest(
+    bars: Sequence["Bar"],
+    path: "str | os.PathLike[str]",
+    *,
+    title: str = "",
+    statistic: str = "",
+    overwrite: bool = False,
+) -> Path:
+    """One ranking as a PNG: per configuration (best first) a point at its value and a line over
+    its 95% interval; the axis fitted to the data, the chance level as a dashed line."""
+    from metaeval.report.scale import chance_level, fit_axis
+
+    scale = fit_axis([v for b in bars for v in (b.value, b.ci_low, b.ci_high)], chance_level(statistic))
+    figure = _figure()
+    figure.set_size_inches(SIZE[0], max(2.0, 0.9 + 0.24 * len(bars)))
+    axes = figure.add_subplot()
+    ys = np.arange(len(bars))[::-1]
+    for y, bar in zip(ys, bars):
+        if np.isfinite(bar.ci_low) and np.isfinite(bar.ci_high):
+            axes.errorbar([bar.value if np.isfinite(bar.value) else (bar.ci_low + bar.ci_high) / 2], [y],
+                          xerr=[[max(0.0, (bar.value if np.isfinite(bar.value) else bar.ci_low) - bar.ci_low)],
+                                [max(0.0, bar.ci_high - (bar.value if np.isfinite(bar.value) else bar.ci_high))]],
+                          fmt="none", ecolor="#4c78a8", elinewidth=2, capsize=3)  # fmt: skip
+        if np.isfinite(bar.value):
+            axes.plot([bar.value], [y], "o", color="#1f3b5c", markersize=5)
+        else:
+            axes.text(scale.low, y, " n/a", va="center", fontsize="small", color="0.4")
+    axes.set_yticks(ys, [b.label for b in bars], fontsize="small")
+    axes.set_xlim(scale.low, scale.high)
+    ticks = scale.ticks()
+    axes.set_xticks(ticks, [scale.label(t) for t in ticks])
+    axes.set_ylim(-0.7, len(bars) - 0.3)
+    axes.grid(axis="x", color="0.9")
+    axes.set_axisbelow(True)
+    if not scale.chance_side:
+        axes.axvline(scale.chance, color="#c0392b", linestyle="--", linewidth=1)
+    axes.set_title(title, fontsize="small")
+    axes.set_xlabel(f"{statistic or 'value'} (95% interval); {scale.chance_text}", fontsize="small", color="0.2")
     figure.tight_layout()
     return _save(figure, path, overwrite)

@@ -3,7 +3,10 @@
 Text tables are aligned for a terminal (wide CJK characters count as two columns); the
 best cell of a column is followed by ``*``. Markdown tables are GitHub-flavoured; the
 best cell is bold, and every string from the data is escaped so that it shows as
-written. Both start with the signature, unless it is omitted.
+written. A page is: the title, an optional introduction (``intro`` lines and ``lead``
+sections such as the answer, with ``lead_notes``), the signature as ``key: value`` lines
+when given, the sections, one line per section whose values are all undefined, and
+``footer`` lines (e.g. the signature in one line).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import re
 import unicodedata
 from typing import Sequence
 
-from metaeval.report.layout import Section
+from metaeval.report.layout import UNDEFINED, Section
 
 BEST_MARK = "*"
 
@@ -37,16 +40,38 @@ def _pad(text: str, width: int, right: bool) -> str:
     return space + text if right else text + space
 
 
-def render_text(title: str, signature: Sequence[tuple[str, str]] | None, sections: Sequence[Section]) -> str:
-    """Aligned plain-text tables, one per section, after the title and the signature."""
+def render_text(
+    title: str,
+    signature: Sequence[tuple[str, str]] | None,
+    sections: Sequence[Section],
+    *,
+    intro: Sequence[str] = (),
+    lead: Sequence[Section] = (),
+    lead_notes: Sequence[str] = (),
+    footer: Sequence[str] = (),
+) -> str:
+    """Aligned plain-text tables, one per section, after the title and the introduction."""
     lines = [one_line(title), "=" * max(display_width(one_line(title)), 1), ""]
+    if intro:
+        lines += [one_line(t) for t in intro] + [""]
+    for section in lead:
+        lines += _text_table(section)
+    if lead:
+        lines += [one_line(n) for n in lead_notes] + [""]
     if signature is not None:
         lines.append("signature:")
         lines += [f"  {one_line(k)}: {one_line(v)}" for k, v in signature] or ["  (empty)"]
         lines.append("")
     for section in sections:
-        lines += _text_table(section)
+        if not section.undefined:
+            lines += _text_table(section)
+            lines.append("")
+    undefined = [s for s in sections if s.undefined]
+    if undefined:
+        lines.append(f"{UNDEFINED} everywhere (every configuration undefined):")
+        lines += [f"  {one_line(s.title)}: {one_line(s.undefined)}" for s in undefined]
         lines.append("")
+    lines += [one_line(f) for f in footer]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -83,26 +108,58 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
-def render_markdown(title: str, signature: Sequence[tuple[str, str]] | None, sections: Sequence[Section]) -> str:
-    """GitHub-flavoured Markdown: a heading, the signature in a code block, one table per section."""
+def render_markdown(
+    title: str,
+    signature: Sequence[tuple[str, str]] | None,
+    sections: Sequence[Section],
+    *,
+    intro: Sequence[str] = (),
+    lead: Sequence[Section] = (),
+    lead_notes: Sequence[str] = (),
+    footer: Sequence[str] = (),
+) -> str:
+    """GitHub-flavoured Markdown: a heading, the introduction, the signature in a code block
+    when given, one table per section, one bullet per all-undefined section, the footer."""
     lines = [f"# {md_escape(title)}", ""]
+    if intro:
+        lines += [md_escape(t) for t in intro] + [""]
+    for section in lead:
+        lines += _md_table(section)
+    if lead:
+        lines += [md_escape(n) for n in lead_notes] + [""] if lead_notes else []
     if signature is not None:
-        body = [f"{one_line(k)}: {one_line(v)}" for k, v in signature] or ["(empty)"]
-        longest = max((len(run) for b in body for run in re.findall(r"`+", b)), default=0)
-        fence = "`" * max(3, longest + 1)
-        lines += ["Signature:", "", fence, *body, fence, ""]
+        lines += ["Signature:", "", *_code_block([f"{one_line(k)}: {one_line(v)}" for k, v in signature] or ["(empty)"]), ""]
     for section in sections:
-        lines += [f"## {md_escape(section.title)}", ""]
-        lines.append("| " + " | ".join(md_escape(c) for c in section.columns) + " |")
-        lines.append("|" + "|".join("---:" if n else ":---" for n in section.numeric) + "|")
-        for i, row in enumerate(section.rows):
-            cells = [md_escape(c) for c in row]
-            cells = [f"**{c}**" if (i, j) in section.marked else c for j, c in enumerate(cells)]
-            lines.append("| " + " | ".join(cells) + " |")
+        if not section.undefined:
+            lines += _md_table(section)
+    undefined = [s for s in sections if s.undefined]
+    if undefined:
+        lines += [f"## {UNDEFINED} everywhere", ""]
+        lines += [f"- {md_escape(s.title)}: {md_escape(s.undefined)}" for s in undefined]
         lines.append("")
-        if section.marked:
-            lines += ["Bold: best in column.", ""]
-        lines += [f"- {md_escape(n)}" for n in section.notes]
-        if section.notes:
-            lines.append("")
+    if footer:
+        lines += [md_escape(text) + "  " for text in footer] + [""]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _code_block(body: Sequence[str]) -> list[str]:
+    longest = max((len(run) for b in body for run in re.findall(r"`+", b)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, *body, fence]
+
+
+def _md_table(section: Section) -> list[str]:
+    lines = [f"## {md_escape(section.title)}", ""]
+    lines.append("| " + " | ".join(md_escape(c) for c in section.columns) + " |")
+    lines.append("|" + "|".join("---:" if n else ":---" for n in section.numeric) + "|")
+    for i, row in enumerate(section.rows):
+        cells = [md_escape(c) for c in row]
+        cells = [f"**{c}**" if (i, j) in section.marked else c for j, c in enumerate(cells)]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    if section.marked:
+        lines += ["Bold: best in column.", ""]
+    lines += [f"- {md_escape(n)}" for n in section.notes]
+    if section.notes:
+        lines.append("")
+    return lines

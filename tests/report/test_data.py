@@ -10,6 +10,7 @@ import pytest
 
 from metaeval.errors import DataError
 from metaeval.report import load_results, render, write_atomic
+from metaeval.report.data import sidecar_path, write_results
 from metaeval.report.results import RESULT_COLUMNS
 
 from .conftest import HOSTILE, result_row
@@ -27,7 +28,11 @@ def tricky_results(results: pd.DataFrame) -> pd.DataFrame:
 def test_round_trip_is_exact(tmp_path, results, signature, fmt):
     table = tricky_results(results).assign(rank=np.arange(1, 10, dtype=float), cluster=list("aabbccdde"))
     text = render(table, signature, fmt)
-    path = write_atomic(tmp_path / f"results.{fmt}", text)
+    path = write_results(tmp_path / f"results.{fmt}", text, signature)
+    if fmt != "json":  # a plain table: default pandas options read it, the signature is beside it
+        assert not text.startswith("#")
+        assert pd.read_csv(path, sep="," if fmt == "csv" else "\t").shape == (len(table), len(text.splitlines()[0].split("," if fmt == "csv" else "\t")))
+        assert sidecar_path(path).is_file()
     loaded, loaded_signature = load_results(path)
     assert loaded_signature == signature
     assert list(loaded.columns) == list(RESULT_COLUMNS) + ["rank", "cluster"]
@@ -70,7 +75,7 @@ def test_minimal_table_gets_defaults(tmp_path):
     ("r.csv", "metric,segmenter,judgment_kind,level,statistic,value\nbleu,char,rank,sys,spearman,high\n",
      "row 1: column 'value' holds 'high', expected a number"),
     ("r.csv", "metric,segmenter,judgment_kind,level,statistic,value\nbleu,char\n", "data row 1: 2 fields, expected 6"),
-    ("r.csv", "# metaeval results\n# seed 12345\nmetric\n", "r.csv:2: bad signature line"),
+    ("r.csv", "# metaeval results\n# seed 12345\nmetric\n", "r.csv:2: bad signature line"),  # earlier versions
     ("r.json", "{\"rows\": 3}", "expected a JSON object with a 'rows' list"),
     ("r.json", "{\n\"rows\": [}", "r.json:2: invalid JSON"),
 ])  # fmt: skip
@@ -84,3 +89,10 @@ def test_bad_files_are_data_errors(tmp_path, name, content, message):
 def test_missing_file(tmp_path):
     with pytest.raises(DataError, match="no such file"):
         load_results(tmp_path / "absent.json")
+
+
+def test_files_of_earlier_versions_with_signature_lines_still_read(tmp_path):
+    path = tmp_path / "old.tsv"
+    path.write_text('# metaeval results\n# seed = 7\nmetric\tsegmenter\tjudgment_kind\tlevel\tstatistic\tvalue\nbleu\tchar\tesa\tseg\tpearson\t0.5\n')
+    table, signature = load_results(path)
+    assert signature == {"seed": 7} and table["value"].tolist() == [0.5]

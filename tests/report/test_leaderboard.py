@@ -12,7 +12,7 @@ import pytest
 
 from metaeval.errors import DataError, UsageError
 from metaeval.report import FORMATS, render, select
-from metaeval.report.html import axis
+from metaeval.report.html import axis, chart
 from metaeval.report.layout import Bar
 from metaeval.report.results import competition_ranks, flatten_signature
 from metaeval.report.text import display_width
@@ -100,15 +100,15 @@ def test_ties_in_value_break_by_metric_then_segmenter():
     rows = [result_row("nist", "char", "pearson", 0.5), result_row("bleu", "jieba", "pearson", 0.5),
             result_row("bleu", "char", "pearson", 0.5)]  # fmt: skip
     md = render(pd.DataFrame(rows), False, "markdown")
-    body = md_tables(md)[0][2:]
+    body = md_tables(md)[1][2:]  # [0] is the answer
     assert [(r[0], r[2], r[3]) for r in body] == [("1", "bleu", "char"), ("1", "bleu", "jieba"), ("1", "nist", "char")]
 
 
 def test_markdown_ranked_structure(results, signature):
     md = render(results, signature, "markdown")
     assert md.startswith("# metaeval leaderboard: toy-zh\n")
-    assert md.index("Signature:") < md.index("## toy-zh")
-    tables = md_tables(md)
+    assert md.index("## Answer") < md.index("## toy-zh") < md.index("signature: ")
+    tables = md_tables(md)[1:]
     assert len(tables) == 2  # seg consistency and sys spearman
     seg = tables[0]
     width = len(seg[0])
@@ -145,7 +145,7 @@ def test_table_layout_text_marks_best_cell_per_column(results, signature):
 
 def test_table_layout_markdown_bold_best(results):
     md = render(select(results, level="seg"), False, "markdown", layout="table")
-    table = md_tables(md)[0]
+    table = md_tables(md)[1]
     assert table[0] == ["segmenter", "bleu", "nist"]
     assert table[1] == [":---", "---:", "---:"]
     cells = {row[0]: row[1:] for row in table[2:]}
@@ -158,7 +158,7 @@ def test_table_layout_markdown_bold_best(results):
 def test_table_layout_marks_every_tied_best():
     rows = [result_row("bleu", "char", "pearson", 0.8), result_row("bleu", "jieba", "pearson", 0.8),
             result_row("bleu", "pkuseg", "pearson", 0.7)]  # fmt: skip
-    cells = {r[0]: r[1] for r in md_tables(render(pd.DataFrame(rows), False, "markdown", layout="table"))[0][2:]}
+    cells = {r[0]: r[1] for r in md_tables(render(pd.DataFrame(rows), False, "markdown", layout="table"))[1][2:]}
     assert cells == {"char": "**0.800**", "jieba": "**0.800**", "pkuseg": "0.700"}
 
 
@@ -172,17 +172,23 @@ def test_table_layout_rejects_two_configs_in_one_cell():
 # ---------------------------------------------------------------- signature
 
 
-def test_signature_at_top_of_every_format_and_omitted_on_request(results, signature):
-    for fmt in FORMATS:
+def test_signature_one_line_last_full_in_json_and_html_and_omitted_on_request(results, signature):
+    for fmt in ("text", "markdown"):
         out = render(results, signature, fmt)
-        assert "jieba-0.42.1|dict:default|hmm:yes" in out, fmt
-        head = out[: out.index("toy-zh", out.index("12345"))] if fmt != "json" else out
-        assert "12345" in head, fmt
+        line = next(x for x in out.splitlines() if x.startswith("signature: "))
+        assert "seed:12345" in line.replace("\\", "") and out.rstrip().endswith("in --out)"), fmt
+        assert out.index("Answer") < out.index("signature: "), fmt
+        assert "jieba-0.42.1|dict:default|hmm:yes" not in out, fmt  # the full signature is not on screen
+    html = render(results, signature, "html")
+    assert html.index("Answer") < html.index("<details>") and html.index("</details>") > html.rindex("</section>")
+    assert "jieba-0.42.1|dict:default|hmm:yes" in html[html.index("<details>"):]
+    assert json.loads(render(results, signature, "json"))["signature"]["segmenters"]["jieba"].endswith("hmm:yes")
+    for fmt in FORMATS:
         bare = render(results, False, fmt)
         assert "jieba-0.42.1" not in bare and "12345" not in bare, fmt
-    assert render(results, signature, "csv").startswith("# metaeval results\n# dataset = \"toy-zh\"\n")
+    # CSV/TSV are plain tables: the signature goes beside them (report.data.write_results)
+    assert render(results, signature, "csv").startswith("dataset,metric,segmenter,")
     assert render(results, False, "csv").startswith("dataset,metric,segmenter,")
-    assert json.loads(render(results, signature, "json"))["signature"]["seed"] == 12345
 
 
 def test_flatten_signature_sorted_dotted():
@@ -192,7 +198,7 @@ def test_flatten_signature_sorted_dotted():
 
 def test_timestamp_only_when_given(results, signature):
     assert "generated" not in render(results, signature, "text")
-    assert "generated: 2025-01-02T03:04:05Z" in render(results, signature, "text", timestamp="2025-01-02T03:04:05Z")
+    assert "generated:2025-01-02T03:04:05Z" in render(results, signature, "text", timestamp="2025-01-02T03:04:05Z")
 
 
 # ---------------------------------------------------------------- HTML
@@ -249,26 +255,31 @@ def test_html_is_self_contained_with_chart(results, signature):
     assert "<script" not in page and "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
     assert "https://" not in page and "src=" not in page and "<link" not in page
     assert page.count("<svg ") == 2
-    # 5 defined seg values + 1 sys value -> 6 bars; the undefined nist/pkuseg has a label and n/a, no bar.
-    assert page.count("<rect ") == 6
+    # 5 defined seg values + 1 sys value -> 6 points; the undefined nist/pkuseg has a label and n/a, no point.
+    assert page.count("<circle ") == 6
     assert "<title>nist / pkuseg: n/a</title>" in page
     assert "<td>undefined: no comparable pairs</td>" in page
 
 
-def test_html_bar_geometry_by_hand(results):
-    page = render(select(results, level="seg"), False, "html")
-    # Domain [0, 0.8] (max CI bound 0.72 rounded up to the 0.1 tick); bar area 360 px wide.
-    # Labels "bleu / pkuseg" and "nist / pkuseg" have 13 characters: left = 13*7.3+10 = 104.9 px.
-    # nist/char 0.700 -> width 0.7/0.8*360 = 315.0; its CI [0.68, 0.72] -> x = 104.9+306 = 410.9, 104.9+324 = 428.9.
-    assert '<rect x="104.9" y="27.0" width="315.0" height="14" fill="#4c78a8"/>' in page
-    assert '<line x1="410.9" y1="34.0" x2="428.9" y2="34.0" stroke="#222"/>' in page
+def test_html_chart_geometry_by_hand():
+    # consistency values 0.52/0.54, intervals 0.51..0.55, chance 0.5 (within one span): data 0.50..0.55,
+    # padded 5% -> [0.4975, 0.5525], step 0.01 (5.5 intervals) -> axis [0.49, 0.56].
+    # Labels of one character: left = max(80, 7.3 + 10) = 80 px; the axis spans 360 px.
+    # 0.54 -> 80 + 0.05/0.07*360 = 337.1; CI 0.53..0.55 -> 285.7..388.6; chance 0.5 -> 131.4. Row 0 centre: 34 + 10.
+    svg = chart([Bar("a", 0.54, 0.53, 0.55), Bar("b", 0.52, 0.51, 0.53)], "t", statistic="consistency")
+    assert '<circle cx="337.1" cy="44.0" r="4"' in svg
+    assert '<line x1="285.7" y1="44.0" x2="388.6" y2="44.0"' in svg
+    assert '<line x1="131.4" y1="30.0" x2="131.4"' in svg and "chance 0.5" in svg
+    labels = re.findall(r'text-anchor="middle">([^<]+)<', svg)
+    assert labels == ["0.49", "0.50", "0.51", "0.52", "0.53", "0.54", "0.55", "0.56"]
 
 
 def test_axis_includes_zero_and_negative_values():
-    # values -0.23..0.41 -> span 0.64, step 0.1 (6.4 intervals <= 10): domain [-0.3, 0.5]
-    low, high, step = axis([Bar("a", -0.23, -0.3, -0.1), Bar("b", 0.41, 0.2, 0.45)])
-    assert (round(low, 9), round(high, 9), step) == (-0.3, 0.5, 0.1)
-    assert axis([Bar("a", NAN, NAN, NAN)]) == (0.0, 1.0, 0.1)
+    # values and bounds -0.3..0.45 (span 0.75), chance 0 inside; padded [-0.3375, 0.4875]; step 0.2 (4.1 intervals)
+    scale = axis([Bar("a", -0.23, -0.3, -0.1), Bar("b", 0.41, 0.2, 0.45)], "pearson")
+    assert (round(scale.low, 9), round(scale.high, 9), scale.step, scale.chance_side) == (-0.4, 0.6, 0.2, "")
+    undefined = axis([Bar("a", NAN, NAN, NAN)], "pearson")
+    assert undefined.low < 0 < undefined.high
 
 
 # ---------------------------------------------------------------- determinism

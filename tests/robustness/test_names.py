@@ -40,7 +40,10 @@ def test_markup_and_dotdot_system_names_are_plain_names(cli, tmp_path):
     result = cli("run", root, *FAST, "--out", out)
     assert result.code == 0, result.err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c", "out"]
-    scores = (out / "scores.tsv").read_text(encoding="utf-8")
+    assert all(".." not in p.name for p in (out / "charts").iterdir())
+    import gzip
+
+    scores = gzip.decompress((out / "scores.tsv.gz").read_bytes()).decode("utf-8")
     assert "\ta..b\t" in scores and "\t<b>x<i>\t" in scores
     html = (out / "leaderboard.html").read_text(encoding="utf-8")
     assert "<b>x" not in html

@@ -18,18 +18,24 @@ import pytest
 
 from ._helpers import FAST, assert_error, leftovers, write
 
-RUN_FILES = ["leaderboard.html", "leaderboard.md", "results.json", "results.tsv", "scores.tsv"]
+RUN_FILES = ["answer.tsv", "leaderboard.html", "leaderboard.md", "results.json", "results.tsv", "scores.tsv.gz", "signature.json"]
+
+
+def outputs(folder):
+    """The files of a --out folder, charts left out (their names follow the rankings)."""
+    return [p for p in leftovers(folder) if not p.startswith("charts/")]
 
 
 def _run_out(cli, corpus, out, *extra):
     return cli("run", corpus, *FAST, "--out", out, *extra)
 
 
-def test_run_out_writes_the_five_files(cli, corpus, tmp_path):
+def test_run_out_writes_every_file_and_a_chart_per_ranking(cli, corpus, tmp_path):
     out = tmp_path / "out"
     result = _run_out(cli, corpus, out)
     assert result.code == 0, result.err
-    assert leftovers(out) == RUN_FILES
+    assert outputs(out) == RUN_FILES
+    assert "charts/esa.seg.consistency.png" in leftovers(out)
 
 
 def test_existing_outputs_kept_without_overwrite(cli, corpus, tmp_path):
@@ -40,7 +46,7 @@ def test_existing_outputs_kept_without_overwrite(cli, corpus, tmp_path):
     assert leftovers(out) == ["results.tsv"] and (out / "results.tsv").read_text() == "precious\n"
     result = _run_out(cli, corpus, out, "--overwrite")
     assert result.code == 0, result.err
-    assert leftovers(out) == RUN_FILES and (out / "results.tsv").read_text().startswith("# metaeval results")
+    assert outputs(out) == RUN_FILES and (out / "results.tsv").read_text().startswith("dataset\tmetric\t")
 
 
 @pytest.mark.parametrize("command", ["score", "leaderboard"])
@@ -83,16 +89,16 @@ def test_keyboard_interrupt_inside_scoring_leaves_nothing(cli, corpus, tmp_path,
 def test_interrupt_while_writing_the_out_folder_leaves_no_file(cli, corpus, tmp_path, monkeypatch):
     from metaeval.report import files
 
-    real = files.write_atomic
+    real = files.write_bytes_atomic
     calls = []
 
-    def flaky(path, text, overwrite=False):
+    def flaky(path, data, overwrite=False):
         calls.append(path)
         if len(calls) == 3:
             raise KeyboardInterrupt
-        return real(path, text, overwrite=overwrite)
+        return real(path, data, overwrite=overwrite)
 
-    monkeypatch.setattr(files, "write_atomic", flaky)
+    monkeypatch.setattr(files, "write_bytes_atomic", flaky)
     out = tmp_path / "out"
     result = _run_out(cli, corpus, out)
     assert result.code == 130
@@ -189,7 +195,7 @@ def test_same_inputs_give_identical_bytes(cli, real_corpus, tmp_path):
     assert first.code == 0 and first.out == second.out and first.out.startswith("{")
     a, b = tmp_path / "a", tmp_path / "b"
     assert cli(*args, "--out", a).code == 0 and cli(*args, "--out", b).code == 0
-    assert leftovers(a) == leftovers(b) == RUN_FILES
+    assert outputs(a) == outputs(b) == RUN_FILES
     for name in RUN_FILES:
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
     other = cli("run", real_corpus, "-s", "char", "-m", "bleu", "-m", "chrf", "--bootstrap", "100", "--seed", "8", "-q",

@@ -1,0 +1,153 @@
+"""The answer of a study: per ranking, the best configuration, and character level against the
+best word level, with the size of the difference, its interval and its significance.
+
+For each ranking of a ResultTable (same dataset, judgment kind, level, statistic, grouping and
+tie policy):
+
+- **best**: the configuration with the highest value;
+- **compared metric**: the metric of the best configuration among the metrics whose value
+  depends on segmentation (a metric with the same value at every segmenter, such as chrF,
+  which ignores spaces, says nothing about granularity and is left out);
+- **character vs best word level** on that metric, as Li, Zong & Ng (2011) compare them:
+  ``delta = value(char) - value(best word-level segmenter)``, the 95% percentile interval of
+  the paired bootstrap differences, and the two-sided paired bootstrap p-value (Koehn 2004;
+  :func:`metaeval.correlation.paired_bootstrap_test`, the test behind significance clusters);
+- **tally** over every segmentation-dependent metric: for how many char is ahead of the best
+  word level, and how many differences are significant (p <= alpha) each way.
+
+Character level is the segmenter ``char`` (every non-whitespace character). Word level is any
+other segmenter except the mixed and subword ones of :data:`NOT_WORD_LEVEL`. The function is
+generic over statistics: every statistic is higher-better, and the bootstrap samples of any two
+rows of a run are paired (one set of segment resamples per run).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from metaeval.correlation import Correlation, paired_bootstrap_test, percentile_ci
+
+#: The character-level segmenter of the studies.
+CHARACTER_LEVEL = "char"
+#: Segmenters that are neither character level nor word level: ``cjk-char`` keeps Latin words
+#: whole among CJK characters; ``spm`` splits into learnt subwords.
+NOT_WORD_LEVEL = ("char", "cjk-char", "spm")
+RANKING_KEYS = ("dataset", "judgment_kind", "level", "statistic", "grouping", "tie_policy")
+ANSWER_COLUMNS = RANKING_KEYS + (
+    "best_metric", "best_segmenter", "best_value", "best_ci_low", "best_ci_high",
+    "metric", "char_value", "word_segmenter", "word_value", "delta", "delta_ci_low", "delta_ci_high",
+    "p_value", "n_samples", "metrics", "char_ahead", "char_significant", "word_significant", "left_out", "note",
+)  # fmt: skip
+
+
+def is_word_level(segmenter: str) -> bool:
+    """Whether ``segmenter`` (a name, possibly with options) splits into words."""
+    base = segmenter.split(":")[0]
+    return base not in NOT_WORD_LEVEL
+
+
+def granularity_free(configs: Sequence[Any]) -> list[str]:
+    """Metrics whose segment scores are identical under every segmenter scored (chrF, which
+    ignores spaces), from :class:`~metaeval.scoretable.ConfigScores`."""
+    by_metric: dict[str, list[np.ndarray]] = {}
+    for config in configs:
+        by_metric.setdefault(config.metric, []).append(np.asarray(config.seg_scores))
+    return sorted(m for m, scores in by_metric.items() if len(scores) > 1 and all(np.array_equal(scores[0], s) for s in scores[1:]))
+
+
+def _constant_metrics(table: pd.DataFrame) -> list[str]:
+    """Without the scores: metrics with one value across segmenters in every ranking."""
+    out = []
+    for metric, rows in table[table["value"].notna()].groupby("metric", sort=True):
+        spread = rows.groupby(list(RANKING_KEYS), dropna=False)["value"].agg(["nunique", "size"])
+        if (spread["size"] > 1).any() and (spread["nunique"] == 1).all():
+            out.append(str(metric))
+    return out
+
+
+def answer(
+    results: pd.DataFrame,
+    samples: "np.ndarray | None" = None,
+    alpha: float = 0.05,
+    left_out: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """One row per ranking of ``results`` that has a defined value (see the module docstring).
+
+    ``samples`` (``[len(results), n_bootstrap]``, as returned by
+    ``evaluate(..., return_samples=True)``) gives intervals and p-values; without it those
+    columns are NaN. ``left_out``: metrics that do not depend on segmentation (default: those
+    with one value across segmenters in every ranking; :func:`granularity_free` finds them
+    from the scores). Rankings whose every value is undefined are left out: reports show them
+    as one line each with the reason.
+    """
+    rows = []
+    table = results.reset_index(drop=True)
+    constant = list(left_out) if left_out is not None else _constant_metrics(table)
+    for key, group in table.groupby(list(RANKING_KEYS), sort=True, dropna=False):
+        defined = group[group["value"].notna()]
+        if defined.empty:
+            continue
+        rows.append(_ranking_answer(dict(zip(RANKING_KEYS, key)), defined, samples, alpha, constant))
+    return pd.DataFrame(rows, columns=list(ANSWER_COLUMNS))
+
+
+def _ranking_answer(
+    key: dict[str, Any], group: pd.DataFrame, samples: "np.ndarray | None", alpha: float, constant: Sequence[str]
+) -> dict:
+    ordered = group.sort_values(["value", "metric", "segmenter"], ascending=[False, True, True], kind="mergesort")
+    best = ordered.iloc[0]
+    row: dict[str, Any] = {c: math.nan for c in ANSWER_COLUMNS}
+    row.update(key)
+    row.update(
+        best_metric=best["metric"], best_segmenter=best["segmenter"], best_value=float(best["value"]),
+        best_ci_low=float(best["ci_low"]), best_ci_high=float(best["ci_high"]),
+        metric="", word_segmenter="", note="", left_out="",
+    )  # fmt: skip
+    row["left_out"] = ", ".join(m for m in constant if m in set(group["metric"]))
+    tests = {}
+    for metric, rows in group.groupby("metric", sort=True):
+        if metric in constant:
+            continue
+        test = _char_vs_word(rows, samples)
+        if test is not None:
+            tests[metric] = test
+    if not tests:
+        has_char = (group["segmenter"] == CHARACTER_LEVEL).any()
+        row["note"] = "no word-level segmenter to compare with" if has_char else f"no {CHARACTER_LEVEL!r} configuration"
+        row.update(metrics=0, char_ahead=0, char_significant=0, word_significant=0)
+        return row
+    compared = next(m for m in ordered["metric"] if m in tests)
+    row.update(tests[compared], metric=compared)
+    row["metrics"] = len(tests)
+    row["char_ahead"] = sum(t["delta"] > 0 for t in tests.values())
+    row["char_significant"] = sum(t["delta"] > 0 and t["p_value"] <= alpha for t in tests.values())
+    row["word_significant"] = sum(t["delta"] < 0 and t["p_value"] <= alpha for t in tests.values())
+    return row
+
+
+def _char_vs_word(rows: pd.DataFrame, samples: "np.ndarray | None") -> dict | None:
+    """``char`` against the best word-level segmenter of one metric, or None if either is absent."""
+    char = rows[rows["segmenter"] == CHARACTER_LEVEL]
+    words = rows[rows["segmenter"].map(is_word_level)]
+    if char.empty or words.empty:
+        return None
+    words = words.sort_values(["value", "segmenter"], ascending=[False, True], kind="mergesort")
+    c, w = char.iloc[0], words.iloc[0]
+    delta = float(c["value"]) - float(w["value"])
+    out = {
+        "char_value": float(c["value"]), "word_segmenter": w["segmenter"], "word_value": float(w["value"]),
+        "delta": delta, "delta_ci_low": math.nan, "delta_ci_high": math.nan, "p_value": math.nan, "n_samples": 0,
+    }  # fmt: skip
+    if samples is not None and samples.shape[1] > 0:
+        a, b = samples[c.name], samples[w.name]
+        test = paired_bootstrap_test(Correlation(float(c["value"]), samples=a), Correlation(float(w["value"]), samples=b))
+        low, high = percentile_ci(a - b)
+        out.update(delta_ci_low=low, delta_ci_high=high, p_value=test.p_value, n_samples=test.n_samples)
+    return out
+
+
+__all__ = ["ANSWER_COLUMNS", "CHARACTER_LEVEL", "NOT_WORD_LEVEL", "answer", "granularity_free", "is_word_level"]

@@ -1,0 +1,127 @@
+"""What a report shows before its tables and after them: the answer, the data in one line,
+and the signature in one line.
+
+- :func:`answer_section`: the answer of :func:`metaeval.answer.answer` as a table with one
+  row per ranking (human score, level, statistic): the best configuration, then character
+  level against the best word level on one metric with delta, 95% interval and p-value, and
+  the tally over metrics. :func:`answer_legend` says how to read it.
+- :func:`context_line`: dataset size from the signature.
+- :func:`signature_line`: the signature in one line (the full one is in JSON and ``--out``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+import pandas as pd
+
+from metaeval.report.layout import Section
+from metaeval.report.results import fmt_number, plain
+
+ANSWER_TITLE = "Answer: character level (char) against the best word level"
+#: Groupings that need no mention next to the statistic (the default ones).
+_PLAIN_GROUPINGS = ("", "-", "none", "segment", "segment+judge")
+
+
+def _signed(value: float, digits: int) -> str:
+    if value is None or not math.isfinite(value):
+        return ""
+    text = fmt_number(value, digits)
+    return text if text.startswith("-") or float(text) == 0.0 else "+" + text
+
+
+def _p_text(p: float, n_samples: float) -> str:
+    if p is None or not math.isfinite(p):
+        return ""
+    floor = 1.0 / n_samples if n_samples and math.isfinite(n_samples) and n_samples > 0 else 0.001
+    if p < floor or p == 0.0:
+        return f"<{floor:.3g}"
+    return f"{p:.3f}"
+
+
+def answer_section(answer: pd.DataFrame, digits: int = 3) -> Section | None:
+    """The answer as one table; None when there is nothing to show."""
+    if answer is None or answer.empty:
+        return None
+    columns = ("human", "level", "statistic", "best configuration", "char vs best word level", "delta", "95% CI", "p",
+               "char ahead", "significant char:word")  # fmt: skip
+    numeric = (False, False, False, False, False, True, False, True, True, True)
+    rows = []
+    for r in answer.itertuples(index=False):
+        statistic = r.statistic if r.grouping in _PLAIN_GROUPINGS else f"{r.statistic} ({r.grouping})"
+        best = f"{r.best_metric} / {r.best_segmenter} {fmt_number(r.best_value, digits)}"
+        if r.metric:
+            versus = f"{r.metric}: char {fmt_number(r.char_value, digits)}, {r.word_segmenter} {fmt_number(r.word_value, digits)}"
+            ci = ""
+            if math.isfinite(r.delta_ci_low) and math.isfinite(r.delta_ci_high):
+                ci = f"[{_signed(r.delta_ci_low, digits)}, {_signed(r.delta_ci_high, digits)}]"
+            tally = f"{int(r.char_ahead)} of {int(r.metrics)}"
+            significant = f"{int(r.char_significant)}:{int(r.word_significant)}" if math.isfinite(r.p_value) else ""
+            cells = (versus, _signed(r.delta, digits), ci, _p_text(r.p_value, r.n_samples), tally, significant)
+        else:
+            cells = (r.note, "", "", "", "", "")
+        rows.append((r.judgment_kind, r.level, statistic, best) + cells)
+    return Section((("dataset", ANSWER_TITLE),), columns, tuple(rows), numeric, nowrap=(3, 4, 5, 6))
+
+
+def answer_legend(answer: pd.DataFrame, signature: Mapping[str, Any] | None) -> list[str]:
+    """How to read the answer table, in a few lines."""
+    if answer is None or answer.empty:
+        return []
+    n = (signature or {}).get("n_bootstrap")
+    resamples = f"{n} paired bootstrap resamples of segments" if n else "paired bootstrap resamples of segments"
+    lines = [
+        "delta = char - best word-level segmenter, on the metric of the best configuration whose value "
+        f"depends on segmentation; 95% CI and two-sided p from {resamples}.",
+        "char ahead: metrics where char beats the best word level; significant: how many of those differences "
+        "have p <= 0.05, for char : for words.",
+    ]
+    left_out = sorted({m for text in answer["left_out"].fillna("") for m in str(text).split(", ") if m})
+    if left_out:
+        lines.append(f"Left out: {', '.join(left_out)} (the same value at every segmentation).")
+    return lines
+
+
+def context_line(signature: Mapping[str, Any] | None, results: pd.DataFrame) -> str:
+    """``12 systems, 634 segments, reference refA; human scores: esa, esa_z``."""
+    sig = signature or {}
+    parts = []
+    if sig.get("systems") is not None:
+        parts.append(f"{sig['systems']} systems")
+    if sig.get("segments") is not None:
+        parts.append(f"{sig['segments']} segments")
+    refs = sig.get("references")
+    if isinstance(refs, (list, tuple)) and refs:
+        parts.append(("reference " if len(refs) == 1 else "references ") + ", ".join(map(str, refs)))
+    kinds = sorted({k for k in results["judgment_kind"] if k}) if "judgment_kind" in results else []
+    text = ", ".join(parts)
+    if kinds:
+        text += ("; " if text else "") + "human scores: " + ", ".join(kinds)
+    return text
+
+
+def signature_line(signature: Mapping[str, Any] | None) -> str:
+    """The signature in one line, sacrebleu style (``key:value|...``): plain values as they
+    are, lists joined by commas, nested tables by their keys, package versions by
+    metaeval's own. The full signature is in JSON output and in ``--out``."""
+    if not signature:
+        return ""
+    values = plain(dict(signature))
+    parts = []
+    for key in sorted(values):
+        value = values[key]
+        if key == "versions" and isinstance(value, dict):
+            value = value.get("metaeval", "")
+            key = "metaeval"
+        elif isinstance(value, dict):
+            value = ",".join(sorted(map(str, value)))
+        elif isinstance(value, list):
+            value = ",".join(map(str, value))
+        elif value is None:
+            value = "-"
+        parts.append(f"{key}:{value}")
+    return "|".join(parts)
+
+
+__all__ = ["ANSWER_TITLE", "answer_legend", "answer_section", "context_line", "signature_line"]

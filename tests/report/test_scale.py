@@ -1,0 +1,51 @@
+"""Chart axes (report.scale): fitted to the data, chance level marked, exact tick labels.
+Expected axes are worked out by hand in each comment."""
+
+from __future__ import annotations
+
+import pytest
+
+from metaeval.report.scale import chance_level, decimals_for, fit_axis, nice_step
+
+
+@pytest.mark.parametrize("statistic, chance", [
+    ("consistency", 0.5), ("acc_eq", 0.5), ("kendall_acc23", 0.5), ("pairwise_accuracy", 0.5),
+    ("soft_pairwise_accuracy", 0.5), ("pearson", 0.0), ("kendall_like", 0.0), ("tau_eq", 0.0), ("spearman", 0.0),
+])  # fmt: skip
+def test_chance_level(statistic, chance):
+    assert chance_level(statistic) == chance
+
+
+def test_consistency_values_close_together_stay_apart():
+    # 0.527..0.556 (the issue's 0.537-0.546 with intervals), chance 0.5 within one span (0.029) -> kept:
+    # data 0.5..0.556, padded by 0.0028 -> [0.4972, 0.5588]; step 0.02 (0.0616/0.01 = 6.2 > 6 intervals)
+    axis = fit_axis([0.537, 0.527, 0.547, 0.546, 0.536, 0.556], 0.5)
+    assert (round(axis.low, 9), round(axis.high, 9), axis.step, axis.chance_side) == (0.48, 0.56, 0.02, "")
+    # the two values are 0.009 apart: 11% of the axis, where an axis from 0 gave 1.6%
+    assert axis.fraction(0.546) - axis.fraction(0.537) == pytest.approx(0.009 / 0.08)
+
+
+def test_tick_labels_have_the_decimals_of_the_step():
+    # 0..0.13 padded to [-0.0065, 0.1365]: 0.02 gives 7.2 intervals, 0.025 gives 5.7 -> step 0.025
+    axis = fit_axis([0.0, 0.13], 0.0)
+    assert axis.step == 0.025
+    assert [axis.label(t) for t in axis.ticks()] == ["-0.025", "0.000", "0.025", "0.050", "0.075", "0.100", "0.125", "0.150"]
+    assert decimals_for(0.025) == 3 and decimals_for(0.05) == 2 and decimals_for(0.2) == 1 and decimals_for(2.0) == 0
+
+
+def test_far_chance_level_is_named_not_drawn():
+    # Spearman 0.7..0.8 (span 0.1): 0 is more than one span below -> left off the axis, named as further left
+    axis = fit_axis([0.7, 0.8], 0.0)
+    assert (round(axis.low, 9), round(axis.high, 9), axis.chance_side) == (0.68, 0.82, "left")
+    assert axis.chance_text == "chance 0 (further left)"
+
+
+def test_bounded_statistics_stay_within_minus_one_and_one():
+    # 0.95..1.0 padded to 1.0025 would need a 1.01 tick: the axis stops at 1; chance 0.5 is > 1 span away
+    axis = fit_axis([0.95, 1.0], 0.5)
+    assert axis.high == pytest.approx(1.0) and axis.chance_side == "left"
+
+
+@pytest.mark.parametrize("span, step", [(1.0, 0.2), (0.06, 0.01), (0.0616, 0.02), (0.143, 0.025), (7.0, 2.0)])
+def test_nice_step(span, step):
+    assert nice_step(span) == pytest.approx(step)
