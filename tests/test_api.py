@@ -16,9 +16,11 @@ from tests.robustness._helpers import make_corpus, write
 FAST = dict(segmenters=["char", "whitespace"], metrics=["bleu"], bootstrap=20)
 #: Command-line destinations that choose how results are shown or saved, not what is computed:
 #: ``Study.leaderboard(format, layout)`` and ``Study.write(out, overwrite)`` take them.
-PRESENTATION = {"format", "output", "overwrite", "quiet", "layout", "out", "func", "command"}
-#: Repeatable options are plural in Python.
-PLURAL = {"segmenter": "segmenters", "metric": "metrics", "kind": "kinds", "level": "levels", "text": "texts"}
+#: ``--compare``/``--comparisons`` write paired tests to a file (``metaeval.evaluate.compare_all`` in Python).
+PRESENTATION = {"format", "output", "overwrite", "quiet", "layout", "out", "func", "command", "compare", "comparisons"}
+#: Repeatable options are plural in Python; a switch may read the other way round.
+PLURAL = {"segmenter": "segmenters", "metric": "metrics", "kind": "kinds", "level": "levels", "text": "texts",
+          "statistic": "statistics", "grouping": "groupings", "fixed_epsilon": "refit_epsilon"}
 COMMANDS = {"run": "run", "score": "score", "correlate": "correlate", "segment": "segment", "leaderboard": "leaderboard"}
 
 
@@ -40,6 +42,10 @@ def test_api_takes_every_option_of_its_command(command):
     sub = next(a for a in parser._actions if a.dest == "command").choices[command]
     function = getattr(metaeval, COMMANDS[command])
     params = set(inspect.signature(function).parameters)
+    if any(p.kind is p.VAR_KEYWORD for p in inspect.signature(function).parameters.values()):
+        from metaeval.evaluate import evaluate  # the statistics options go through to it
+
+        params |= set(inspect.signature(evaluate).parameters)
     for action in sub._actions:
         dest = action.dest
         if dest in PRESENTATION or dest == "help":
