@@ -143,9 +143,28 @@ def test_dask_executor_gives_identical_results():
     assert serial.equals(parallel)
 
 
-def test_progress_reaches_the_total_once():
+def test_progress_names_stages_counts_real_units_and_moves_inside_segmentation(monkeypatch):
+    import metaeval.scoring as scoring
+
+    monkeypatch.setattr(scoring, "SEGMENT_BATCH", 2)
+    corpus = make_corpus()
     calls = []
-    score_corpus(make_corpus(), [SpaceSegmenter()], [UnigramPrecision()], progress=lambda *a: calls.append(a))
-    # one unit for segmenting, one per system: 1 + 2
-    assert calls[-1] == ("scoring", 3, 3)
-    assert [done for _, done, _ in calls] == sorted(done for _, done, _ in calls)
+    score_corpus(corpus, [SpaceSegmenter()], [UnigramPrecision()], progress=lambda *a: calls.append(a))
+    stages = {}
+    for stage, done, total in calls:
+        stages.setdefault(stage, []).append((done, total))
+    seg_stage = f"segmenting {SpaceSegmenter().name}"
+    assert set(stages) == {seg_stage, "scoring"}
+    assert set(scoring.STAGE_UNITS) >= {s.split()[0] for s in stages}
+    texts = len(set(t for ref in corpus.refs_list() for t in ref) | set(t for h in corpus.systems.values() for t in h))
+    # segmentation: starts at 0, moves in batches of 2 texts, ends at the number of unique texts
+    seg = stages[seg_stage]
+    assert seg[0] == (0, texts) and seg[-1] == (texts, texts) and len(seg) >= 2 + (texts - 1) // 2
+    # scoring: segment scores = segmenters x metrics x systems x segments, starting at 0, reached once
+    total = 1 * 1 * len(corpus.systems) * corpus.n_segments
+    score = stages["scoring"]
+    assert score[0] == (0, total) and score[-1] == (total, total) and [d for d, _ in score].count(total) == 1
+    for updates in stages.values():
+        assert [d for d, _ in updates] == sorted(d for d, _ in updates)
+
+
