@@ -20,7 +20,8 @@ FAST = dict(segmenters=["char", "whitespace"], metrics=["bleu"], bootstrap=20)
 PRESENTATION = {"format", "output", "overwrite", "quiet", "layout", "out", "func", "command", "compare", "comparisons"}
 #: Repeatable options are plural in Python; a switch may read the other way round.
 PLURAL = {"segmenter": "segmenters", "metric": "metrics", "kind": "kinds", "level": "levels", "text": "texts",
-          "statistic": "statistics", "grouping": "groupings", "fixed_epsilon": "refit_epsilon"}
+          "statistic": "statistics", "grouping": "groupings", "fixed_epsilon": "refit_epsilon",
+          "scheduler": "executor"}  # a Dask scheduler address on the command line, its executor in Python
 COMMANDS = {"run": "run", "score": "score", "correlate": "correlate", "segment": "segment", "leaderboard": "leaderboard"}
 
 

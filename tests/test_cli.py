@@ -202,7 +202,7 @@ def test_cache_dir_keeps_segmentations_and_changes_no_number(tmp_path, capsys):
         assert segmented == []  # every statistic came from the store: nothing segmented
         shutil.rmtree(cache / "stats")
         _, third, _ = run_cli(capsys, *args, "--cache-dir", str(cache))
-        assert segmented == [0]  # statistics recomputed from cached segmentations
+        assert sum(segmented) == 0  # statistics recomputed from cached segmentations, none segmented
     finally:
         segmenting.segment_texts = original
     assert plain == first == second == third

@@ -20,7 +20,7 @@ def _run(corpus, out, *extra: str) -> dict[str, bytes]:  # noqa: ANN001
     args = ["run", str(corpus), "-s", "char", "-s", "jieba", "-m", "bleu", "-m", "1-ter", "-m", "chrf",
             "--bootstrap", "200", "-q", "--out", str(out), *extra]
     assert main(args) == 0
-    return {name: (out / name).read_bytes() for name in ("results.json", "scores.tsv")}
+    return {name: (out / name).read_bytes() for name in ("results.json", "scores.tsv.gz")}
 
 
 @pytest.mark.skipif(not ZH.is_dir(), reason="shared data folder not found (set METAEVAL_SHARED)")
