@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     store(entry, args.out)
     print(f"load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    print(f"| measure | value | ratio | target |\n|---|---|---|---|")
+    print("| measure | value | ratio | target |\n|---|---|---|---|")
     print(f"| metaeval run {args.dataset}, defaults, cold | {cold['seconds']:.1f} s (segmentation alone {floor:.1f} s) "
           f"| {entry['ratio_cold_to_segmentation']:.2f}x single-process segmentation | <= 0.75x |")
     print(f"| same, second run with the cache | {warm['seconds']:.2f} s | {100 * entry['ratio_warm_to_cold']:.1f}% of cold | <= 10% |")

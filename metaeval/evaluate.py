@@ -39,7 +39,6 @@ from metaeval.correlation import (
     Correlation,
     bootstrap_indices,
     correlate_vectors,
-    undefined,
     consistency,
     pair_counts,
     paired_bootstrap_test,

@@ -16,3 +16,17 @@ def test_every_declared_package_is_typed_and_ships_the_marker():
     for package in packages:
         assert (REPO / package / "py.typed").is_file(), package
     assert "py.typed" in setuptools["package-data"]["*"]
+
+
+def test_ruff_runs_clean_with_the_project_configuration():
+    import shutil
+    import subprocess
+
+    import pytest
+
+    ruff = shutil.which("ruff")
+    if ruff is None:
+        pytest.skip("ruff is not installed (pip install -e '.[test]')")
+    done = subprocess.run([ruff, "check", "metaeval", "segmenters", "corpora", "experiments", "benchmarks", "tests"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:]
