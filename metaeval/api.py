@@ -406,6 +406,7 @@ def run(
     cache_dir: "str | Path | None" = None,
     progress: Callable[[str, int, int], None] | None = None,
     n_bootstrap: int | None = None,
+    doc_level: bool = False,
     **statistics_options: Any,
 ) -> Study:
     """The whole study: read, segment, score, correlate, answer: ``metaeval run`` in Python.
@@ -436,6 +437,8 @@ def run(
             so a rerun computes only what changed (``--cache-dir``).
         progress: called as ``progress(stage, done, total)``.
         n_bootstrap: former name of ``bootstrap`` (deprecated).
+        doc_level: also the segment-level statistics over documents (``--doc-level``): the
+            corpus's ``docs.tsv`` gives the documents (:mod:`metaeval.doclevel`).
         statistics_options: further options of :func:`metaeval.evaluate.evaluate`
             (``statistics``, ``groupings``, ``average``, ``undefined``, ``refit_epsilon``,
             ``permutations``, ``permutation_seed``; CLI ``--statistic``, ``--grouping``...),
@@ -460,6 +463,8 @@ def run(
             "pass --judgments FILE and/or --human-sys FILE (judgments=, human_sys= in Python)"
         )
     human.validate_against(corpus_obj)
+    if doc_level and not any(corpus_obj.doc_ids):
+        raise DataError(f"{corpus_obj.name or 'corpus'}: --doc-level needs documents, and the corpus has no docs.tsv")
     segs = list(segmenters) if segmenters else list(default_segmenters(corpus_obj.target_lang))
     mets = list(metrics) if metrics else list(DEFAULT_METRICS)
     scored = score_corpus(corpus_obj, segs, mets, executor=executor, jobs=jobs, progress=progress,
@@ -479,6 +484,11 @@ def run(
         **statistics_options,
         return_samples=True,
     )
+    if doc_level:
+        results, samples = _with_documents(results, samples, corpus_obj, scored, human, kinds, dict(
+            tie_policy=tie_policy, threshold=threshold, n_bootstrap=n, seed=seed, clusters=n > 0,
+            dataset=corpus_obj.name, progress=progress, **statistics_options,
+        ))  # fmt: skip
     signature = {
         "dataset": corpus_obj.name,
         "target_lang": corpus_obj.target_lang,
@@ -491,6 +501,7 @@ def run(
         "threshold": threshold,
         "n_bootstrap": n,
         "seed": seed,
+        "doc_level": doc_level,
         "statistics": statistics_signature(**statistics_options),
         "versions": package_versions(),
     }
@@ -513,3 +524,12 @@ __all__ = [
     "score",
     "segment",
 ]
+
+
+def _with_documents(results, samples, corpus, scored, human, kinds, options):  # noqa: ANN001, ANN202
+    """``results`` and ``samples`` followed by the document-level rows and their samples."""
+    from metaeval.doclevel import evaluate_documents
+
+    doc_of = dict(zip(corpus.seg_ids, corpus.doc_ids))
+    doc_results, doc_samples = evaluate_documents(scored.configs, human, doc_of, kinds, return_samples=True, **options)
+    return pd.concat([results, doc_results], ignore_index=True), np.concatenate([samples, doc_samples])

@@ -353,6 +353,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             missing=args.missing,
             progress=progress,
             cache_dir=args.cache_dir,
+            doc_level=args.doc_level,
             **_statistics_options(args),
         )
     if args.comparisons:
@@ -522,6 +523,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="table: rows segmenters, columns metrics (Li et al. 2011); ranked: configurations by value")
     p.add_argument("--out", help="folder for results.tsv/json, scores.tsv, leaderboard.md/html")
     p.add_argument("--overwrite", action="store_true", help="replace existing files in --out")
+    p.add_argument("--doc-level", action="store_true",
+                   help="also the segment-level statistics over the documents of docs.tsv (level doc)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("leaderboard", help="render saved results")
