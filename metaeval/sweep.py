@@ -228,7 +228,7 @@ def sweep(
             progress("granularities", i + 1, len(segs))
 
     granularities = pd.DataFrame([g.__dict__ for g in rows])
-    results = correlate(configs, judgments, kinds, statistics=stats_wanted, n_bootstrap=n_bootstrap, seed=seed, dataset=corpus.name)
+    results = correlate(configs, judgments, kinds, statistics=stats_wanted, bootstrap=n_bootstrap, seed=seed, dataset=corpus.name)
     lookup = granularities.set_index("name")
     results.insert(3, "family", results["segmenter"].map(lookup["family"]))
     results.insert(4, "chars_per_token", results["segmenter"].map(lookup["chars_per_token"]))

@@ -96,7 +96,7 @@ def test_sweep_matches_run_and_places_each_granularity(small_corpus: Path, monke
     assert row.at["jieba", "chars_per_token"] == pytest.approx(n_chars / sum(map(len, words)))
     assert row.at["spm:vocab=1200,type=bpe", "characters"] == n_chars
     # the statistics are those of metaeval.run on the same configurations
-    direct = run(corpus, ["char", "jieba"], ["bleu", "1-ter"], judgments=judgments, n_bootstrap=50)
+    direct = run(corpus, ["char", "jieba"], ["bleu", "1-ter"], judgments=judgments, bootstrap=50)
     keys = ["metric", "segmenter", "judgment_kind", "level", "statistic", "grouping"]
     mine = result.results.set_index(keys)["value"]
     theirs = direct.results.set_index(keys)["value"]
