@@ -26,6 +26,7 @@ import pandas as pd
 from corpora.model import Corpus, Judgments
 from metaeval import __version__
 from metaeval.errors import DataError, UsageError
+from metaeval.paths import check_input_file
 from metaeval.metrics import DEFAULT_METRICS, higher_is_better
 from metaeval.scoretable import ConfigScores
 from metaeval.scoring import LEVELS, ScoreResult, score_corpus
@@ -333,6 +334,7 @@ def read_scores(path: "str | Path") -> pd.DataFrame:
     source = Path(path)
     suffixes = [s.lower() for s in source.suffixes]
     sep = "," if ".csv" in suffixes else "\t"
+    check_input_file(source)  # a FIFO or device is refused before it is opened
     try:
         return pd.read_csv(source, sep=sep, dtype={"seg_id": str, "doc_id": str}, keep_default_na=False)
     except FileNotFoundError:

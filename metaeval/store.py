@@ -17,6 +17,7 @@ and an interrupted run leaves only complete entries behind. No pickles are read 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import tempfile
@@ -25,6 +26,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import numpy as np
+
+from metaeval.paths import read_input_bytes
 
 FORMAT = "metaeval-store-1"
 _HEADER = "__header__"
@@ -74,12 +77,13 @@ class Store:
     def get(self, kind: str, key: str) -> dict[str, Any] | None:
         """The arrays of the entry (plus ``"meta"``: its metadata), or None when absent or invalid."""
         path = self.path(kind, key)
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {name: data[name] for name in data.files}
-        except FileNotFoundError:
+        if not os.path.lexists(path):
             self.misses += 1
             return None
+        raw = read_input_bytes(path)  # a FIFO or device entry is an error naming it, never a blocking read
+        try:
+            with np.load(io.BytesIO(raw), allow_pickle=False) as data:
+                arrays = {name: data[name] for name in data.files}
         except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
             self.rejected += 1
             self.misses += 1

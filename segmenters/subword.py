@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from metaeval.errors import DataError, UsageError
+from metaeval.paths import input_problem
 from segmenters._deps import require, version
 from segmenters.base import Segmenter
 from segmenters.registry import register
@@ -65,6 +66,9 @@ def training_hash(lines: Sequence[str]) -> str:
 
 def read_training_file(path: "str | os.PathLike[str]") -> list[str]:
     """Lines of a UTF-8 text file (without line ends)."""
+    problem = input_problem(path) if os.path.lexists(path) else None
+    if problem is not None:  # a FIFO or device would block the read
+        raise DataError(f"{path}: {problem} (segmenter 'spm', train=)")
     try:
         with open(path, encoding="utf-8", newline="\n") as handle:
             return [line.rstrip("\r\n") for line in handle]
