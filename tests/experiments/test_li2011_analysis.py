@@ -56,7 +56,7 @@ def test_char_against_the_best_word_segmenter(monkeypatch):
     p_values = {frozenset(("char", "pkuseg")): 0.04, frozenset(("char", "jieba")): 0.01}
     calls: list = []
     monkeypatch.setattr(li, "compare", fake_compare(values, p_values, calls))
-    study = SimpleNamespace(scores=SimpleNamespace(configs=configs))
+    study = SimpleNamespace(configs=configs)
     rows = li.char_vs_word(study, "J", DS, " ref A", "esa", "seg", "consistency", "none", 77)
     assert [r["metric"] for r in rows] == ["bleu", "ter"]
     bleu, ter = rows
@@ -82,7 +82,7 @@ def test_equal_word_values_pick_the_first_name_alphabetically(monkeypatch):
     configs = [config("bleu", s) for s in ("pkuseg", "char", "jieba")]
     values = {("bleu", "char"): 0.3, ("bleu", "jieba"): 0.4, ("bleu", "pkuseg"): 0.4}
     monkeypatch.setattr(li, "compare", fake_compare(values, {frozenset(("char", "jieba")): 0.2}, []))
-    rows = li.char_vs_word(SimpleNamespace(scores=SimpleNamespace(configs=configs)), None, DS, "", "esa", "sys",
+    rows = li.char_vs_word(SimpleNamespace(configs=configs), None, DS, "", "esa", "sys",
                            "spearman", "none", 10)
     assert rows[0]["best_word"] == "jieba" and rows[0]["p_value"] == 0.2
 
@@ -94,7 +94,7 @@ def test_metrics_without_char_or_words_are_skipped(monkeypatch):
               ("gtm", "cjk-char"): 0.5}
     calls: list = []
     monkeypatch.setattr(li, "compare", fake_compare(values, {}, calls))
-    rows = li.char_vs_word(SimpleNamespace(scores=SimpleNamespace(configs=configs)), None, DS, "", "esa", "seg",
+    rows = li.char_vs_word(SimpleNamespace(configs=configs), None, DS, "", "esa", "seg",
                            "pearson", "none", 10)
     assert rows == []
     assert [c["segmenters"] for c in calls] == [["jieba", "pkuseg"]]  # chrf and gtm have < 2 candidates
@@ -109,7 +109,7 @@ def test_missing_pair_gives_nan_p(monkeypatch):
                              {"segmenter_a": "mecab", "segmenter_b": "mecab", "value_a": 0.2, "value_b": 0.2, "p_value": 1.0}])
 
     monkeypatch.setattr(li, "compare", compare)
-    rows = li.char_vs_word(SimpleNamespace(scores=SimpleNamespace(configs=configs)), None, DS, "", "esa", "seg",
+    rows = li.char_vs_word(SimpleNamespace(configs=configs), None, DS, "", "esa", "seg",
                            "pearson", "none", 10)
     assert len(rows) == 1 and math.isnan(rows[0]["p_value"]) and rows[0]["delta"] == pytest.approx(0.1)
     assert math.isnan(rows[0]["delta_ci_low"]) and math.isnan(rows[0]["delta_ci_high"])
