@@ -164,13 +164,14 @@ def test_bootstrap_and_seed_drive_the_intervals(capsys, files):
     assert not all_first[["ci_low", "ci_high"]].equals(all_other[["ci_low", "ci_high"]])
 
 
-def test_signature_records_the_options(capsys, files):
+def test_signature_records_the_options(capsys, files, tmp_path):
+    output = tmp_path / "results.tsv"
     code = main(["correlate", "--scores", str(files["scores"]), "--judgments", str(files["judgments"]),
-                 "--bootstrap", "7", "--seed", "99", "--tie-policy", "half"])
-    out = capsys.readouterr().out
+                 "--bootstrap", "7", "--seed", "99", "--tie-policy", "half", "-o", str(output)])
     assert code == 0
-    header = [line for line in out.splitlines() if line.startswith("#")]
-    assert "# n_bootstrap = 7" in header and "# seed = 99" in header and '# tie_policy = "half"' in header
+    assert not output.read_text(encoding="utf-8").startswith("#")  # a plain table; the signature goes beside it
+    signature = json.loads((tmp_path / "results.tsv.signature.json").read_text(encoding="utf-8"))
+    assert signature["n_bootstrap"] == 7 and signature["seed"] == 99 and signature["tie_policy"] == "half"
 
 
 def test_judgments_format_is_passed_to_the_reader(capsys, files):

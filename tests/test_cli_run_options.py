@@ -127,14 +127,15 @@ def test_run_judgments_and_human_sys_files_are_used(capsys, corpus, esa, tmp_pat
     assert spearman.value != pytest.approx(plain[(plain.level == "sys") & (plain.statistic == "spearman")].value.iloc[0])
 
 
-def test_run_kind_bootstrap_seed_and_signature(capsys, corpus):
+def test_run_kind_bootstrap_seed_and_signature(capsys, corpus, tmp_path):
     base = ["run", str(corpus), "-s", "char", "-m", "bleu", "-f", "tsv", "-q", "-j", "1"]
     plain = rows_of(cli(capsys, *base, "--bootstrap", "0"))
     assert set(plain.judgment_kind) == {"esa", "esa_z"}
     assert plain.ci_low.eq("").all()
-    one = cli(capsys, *base, "--kind", "esa_z", "--bootstrap", "40", "--seed", "1")
+    one = cli(capsys, *base, "--kind", "esa_z", "--bootstrap", "40", "--seed", "1", "--out", str(tmp_path / "one"))
     two = rows_of(cli(capsys, *base, "--kind", "esa_z", "--bootstrap", "40", "--seed", "2"))
-    assert '# seed = 1' in one and '# n_bootstrap = 40' in one
+    signature = json.loads((tmp_path / "one" / "signature.json").read_text(encoding="utf-8"))
+    assert signature["seed"] == 1 and signature["n_bootstrap"] == 40
     one = rows_of(one)
     assert set(one.judgment_kind) == {"esa_z"}
     same = plain[plain.judgment_kind == "esa_z"].reset_index(drop=True)
@@ -172,7 +173,7 @@ def test_jobs_1_and_2_byte_identical_with_every_default_metric(capsys, corpus, t
     for jobs in ("1", "2"):
         out = tmp_path / f"jobs{jobs}"
         text = cli(capsys, "run", str(corpus), "--bootstrap", "30", "-q", "-j", jobs, "--out", str(out), "-f", "tsv")
-        outputs[jobs] = (text, {p.name: p.read_bytes() for p in sorted(out.iterdir())})
+        outputs[jobs] = (text, {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()})
     assert outputs["1"] == outputs["2"]
     results = rows_of(outputs["1"][0])
     assert set(results.segmenter) == {"char", "cjk-char", "jieba", "pkuseg"}

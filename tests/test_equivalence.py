@@ -342,7 +342,9 @@ def test_experiment_is_deterministic(tmp_path):
     for name in ("a", "b"):
         out = tmp_path / name
         assert experiment(["--data", str(_DATA), "--out", str(out), "--only", "wmt21/ja-en"]) == 0
-        outputs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
+        runtime = json.loads((out / "runtime.json").read_text(encoding="utf-8"))
+        assert runtime["datasets"] == ["wmt21/ja-en"] and runtime["seconds"] > 0  # the one file that records time
+        outputs.append({p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.name != "runtime.json"})
     assert outputs[0] == outputs[1]
     assert set(outputs[0]) == {"summary.md", "results.json", "wmt21_ja-en.13a.md",
                                "figure1_wmt21_ja-en.png", "figure2_wmt21_ja-en.png"}
