@@ -45,14 +45,14 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
 
 
 def load(name: str):  # noqa: ANN201
-    import corpora
+    from metaeval import corpora
 
     corpus, judgments = corpora.read(DATA / name)
     return corpus, judgments
 
 
 def char_tokens(corpus):  # noqa: ANN001, ANN201
-    import segmenters
+    from metaeval import segmenters
     from metaeval.scoring import segment_unique
 
     seg = segmenters.get("char")
@@ -73,7 +73,7 @@ def stage_segmentation(name: str, segmenter_names: list[str]) -> dict[str, Any]:
         code = (
             "import json,sys,time,resource\n"
             "t0=time.perf_counter()\n"
-            "import corpora, segmenters\n"
+            "from metaeval import corpora, segmenters\n"
             f"c,_=corpora.read({str(DATA / name)!r})\n"
             "texts=list(dict.fromkeys([t for r in c.refs_list() for t in r]+[t for h in c.systems.values() for t in h]))\n"
             "t1=time.perf_counter()\n"
@@ -233,11 +233,11 @@ def stage_run(name: str, segmenter_names: list[str]) -> dict[str, Any]:
     """
     floor_code = (
         "import json,time\n"
-        "import corpora\n"
+        "from metaeval import corpora\n"
         f"c,_=corpora.read({str(DATA / name)!r})\n"
         "texts=list(dict.fromkeys([t for r in c.refs_list() for t in r]+[t for h in c.systems.values() for t in h]))\n"
         "t=time.perf_counter()\n"
-        "import segmenters\n"
+        "from metaeval import segmenters\n"
         f"[segmenters.get(n).segment_many(texts) for n in {segmenter_names!r}]\n"
         "print(json.dumps({'seconds':time.perf_counter()-t}))\n"
     )
@@ -294,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
             entry["bleu_orders_1_30_char"] = stage_bleu_orders(corpus, refs, hyps, 30, orders)
         if "ter" in stages:
             entry["ter_char"] = stage_ter(corpus, refs, hyps, ter_sample, args.seed, "char")
-            import segmenters
+            from metaeval import segmenters
             from metaeval.scoring import segment_unique
 
             jieba = segmenters.get("jieba")

@@ -67,7 +67,7 @@ def straightforward_acc_eq(metric: np.ndarray, human: np.ndarray) -> tuple[float
 
 
 def load_configs():  # noqa: ANN201
-    import corpora
+    from metaeval import corpora
     from metaeval.api import default_segmenters
     from metaeval.metrics import DEFAULT_METRICS
     from metaeval.scoring import score_corpus

@@ -36,7 +36,7 @@ BASELINE = {"en-zh": "jieba", "en-ja": "mecab"}
 
 CHILD = r"""
 import json, sys, time
-import corpora, segmenters
+from metaeval import corpora, segmenters
 from metaeval.scoring import reference_lines
 corpus, _ = corpora.read(sys.argv[1])
 texts = [t for t in dict.fromkeys(reference_lines(corpus) + [t for h in corpus.systems.values() for t in h]) if t.strip()]

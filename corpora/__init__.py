@@ -4,7 +4,7 @@ Entry points: :func:`read` (corpus layouts) and :func:`read_judgments` (judgment
 :data:`FORMATS` lists the format names. Each reader is also public on its own.
 """
 
-from corpora.model import Corpus, Judgments, apply_missing_policy, kind_direction
+from metaeval.corpora.model import Corpus, Judgments, apply_missing_policy, kind_direction
 
 from .appraise import read_appraise_csv
 from .detect import (

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from corpora.model import Corpus, apply_missing_policy
+from metaeval.corpora.model import Corpus, apply_missing_policy
 
 from ._io import read_aligned, read_lines
 

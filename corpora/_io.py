@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from corpora.model import MISSING_POLICIES
-from corpora.model import describe  # noqa: F401  (one listing style everywhere)
+from metaeval.corpora.model import MISSING_POLICIES
+from metaeval.corpora.model import describe  # noqa: F401  (one listing style everywhere)
 from metaeval.errors import DataError, UsageError
 from metaeval.paths import input_problem, read_input_bytes
 

@@ -6,7 +6,7 @@ from typing import Mapping
 
 import pandas as pd
 
-from corpora.model import JUDGMENT_COLUMNS, Judgments
+from metaeval.corpora.model import JUDGMENT_COLUMNS, Judgments
 from metaeval.errors import DataError
 
 from ._io import where

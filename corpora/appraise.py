@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from corpora.folder import read_corpus_folder
-from corpora.model import Corpus, Judgments
+from metaeval.corpora.folder import read_corpus_folder
+from metaeval.corpora.model import Corpus, Judgments
 from metaeval.errors import DataError
 
 from ._io import parse_float, parse_int, read_table, where

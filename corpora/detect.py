@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from corpora.model import Corpus, Judgments
+from metaeval.corpora.model import Corpus, Judgments
 from metaeval.errors import DataError, UsageError
 
 from ._io import read_text, regular_files, sniff_delimiter, split_fields, split_lines

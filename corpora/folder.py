@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Sequence
 
 import pandas as pd
 
-from corpora.model import Corpus, Judgments
+from metaeval.corpora.model import Corpus, Judgments
 from metaeval.errors import DataError, UsageError
 
 from ._build import build_corpus, read_line_aligned

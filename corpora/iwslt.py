@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpora.model import Judgments
+from metaeval.corpora.model import Judgments
 from metaeval.errors import DataError
 
 from ._io import parse_float, read_table, where

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpora.model import Judgments
+from metaeval.corpora.model import Judgments
 from metaeval.errors import DataError
 
 from ._io import read_table, where

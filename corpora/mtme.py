@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from corpora.model import Corpus, Judgments
+from metaeval.corpora.model import Corpus, Judgments
 from metaeval.errors import DataError, UsageError
 
 from ._build import build_corpus, read_line_aligned

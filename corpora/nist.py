@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from corpora.model import Corpus
+from metaeval.corpora.model import Corpus
 from metaeval.errors import DataError, UsageError
 
 from ._build import build_corpus

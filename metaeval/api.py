@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from corpora.model import Corpus, Judgments
+from metaeval.corpora.model import Corpus, Judgments
 from metaeval import __version__
 from metaeval.errors import DataError, UsageError
 from metaeval.paths import check_input_file
@@ -73,7 +73,7 @@ def read_corpus(path: "str | Path", missing: str = "error", **options: Any) -> t
     Returns:
         ``(corpus, judgments)``; ``judgments`` is None when the folder holds none.
     """
-    import corpora
+    from metaeval import corpora
 
     return corpora.read(Path(path), missing=missing, **options)
 
@@ -95,8 +95,8 @@ def read_judgments(
     Returns:
         one :class:`~corpora.model.Judgments` holding both.
     """
-    import corpora
-    from corpora.model import JUDGMENT_COLUMNS
+    from metaeval import corpora
+    from metaeval.corpora.model import JUDGMENT_COLUMNS
 
     if judgments is None and human_sys is None:
         raise UsageError("give judgments (--judgments FILE) and/or human_sys (--human-sys FILE)")

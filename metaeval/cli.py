@@ -149,8 +149,8 @@ def _jobs(text: str) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    import corpora
-    import segmenters
+    from metaeval import corpora
+    from metaeval import segmenters
     from metaeval.metrics import available_metrics
 
     lines = [f"metaeval {__version__}", "", "segmenters:"]
@@ -165,7 +165,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_segment(args: argparse.Namespace) -> int:
-    import segmenters
+    from metaeval import segmenters
 
     texts = args.text or _stdin_lines()
     for name in args.segmenter or ["char"]:
@@ -225,7 +225,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def _check_names(segs: Sequence[str], metrics: Sequence[str]) -> None:
     """Fail on an unknown or repeated segmenter or metric before any file is read."""
-    import segmenters
+    from metaeval import segmenters
     from metaeval.scoring import MetricChoice, check_distinct
 
     learning = [name for name in segs if segmenters.learns_from_text(name)]
@@ -377,8 +377,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 def cmd_equivalence(args: argparse.Namespace) -> int:
     """``metaeval equivalence``: read the corpus, analyse, and write text, Markdown or JSON."""
-    import corpora
-    import segmenters
+    from metaeval import corpora
+    from metaeval import segmenters
     from metaeval.equivalence import EquivalenceSettings, equivalence
     from metaeval.report.equivalence import render_equivalence
 

@@ -21,7 +21,7 @@ from metaeval.errors import DataError, UsageError
 from metaeval.evaluate import DEFAULT_STATISTICS, REGISTRY, evaluate, parse_statistic
 from metaeval.scoretable import ConfigScores
 
-from corpora.model import Judgments
+from metaeval.corpora.model import Judgments
 
 
 def document_index(seg_ids: Sequence[str], doc_of: Mapping[str, str]) -> tuple[list[str], np.ndarray]:

@@ -34,7 +34,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from corpora.model import Corpus
+from metaeval.corpora.model import Corpus
 from metaeval.errors import UsageError
 from metaeval.metrics.base import Refs, Tokens
 

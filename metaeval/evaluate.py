@@ -30,7 +30,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from corpora.model import Judgments
+from metaeval.corpora.model import Judgments
 from metaeval.correlation import (
     CORRELATIONS,
     GROUPINGS,

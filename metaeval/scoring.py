@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from corpora.model import Corpus
+from metaeval.corpora.model import Corpus
 from metaeval.errors import MetaevalError
 from metaeval.metrics import get_metric
 from metaeval.metrics.base import Metric
@@ -58,8 +58,8 @@ def get_segmenter(item, corpus: Corpus | None = None, cache_dir=None):  # noqa: 
     A segmenter that learns from text (``spm:vocab=8000``) learns from the reference lines
     of ``corpus`` (every reference, in order) and keeps what it learnt in ``cache_dir``.
     """
-    import segmenters
-    from segmenters.registry import guarded
+    from metaeval import segmenters
+    from metaeval.segmenters.registry import guarded
 
     if isinstance(item, str):
         training = reference_lines(corpus) if corpus is not None else None
@@ -367,7 +367,7 @@ def score_corpus(
     choices = [MetricChoice.of(m) for m in metrics]
     specs = [s if isinstance(s, str) else None for s in segmenters]
     if isinstance(cache, (str, os.PathLike)):
-        from segmenters.cache import SegmentationCache
+        from metaeval.segmenters.cache import SegmentationCache
 
         cache = SegmentationCache(cache)
     segs = [get_segmenter(s, corpus, getattr(cache, "directory", None)) for s in segmenters]

@@ -40,7 +40,7 @@ _WORKER_SEGMENTERS: dict[str, Any] = {}
 def get_segmenter(item: Any) -> Any:
     """A segmenter from a registry spec (``"jieba"``, ``"char:nfkc=true"``), or the object itself."""
     if isinstance(item, str):
-        import segmenters
+        from metaeval import segmenters
 
         return segmenters.get(item)
     return item

@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from corpora.model import Corpus, Judgments
+from metaeval.corpora.model import Corpus, Judgments
 from metaeval.errors import DataError, MissingDependencyError, UsageError
 
 #: Metrics whose value depends on the granularity (chrF ignores tokens; ask for it with -m).
@@ -187,8 +187,8 @@ def sweep(
     from metaeval.api import correlate, package_versions
     from metaeval.equivalence import EquivalenceSettings, analyse, order_scores
     from metaeval.scoring import reference_lines, score_corpus, segmenter_label
-    import segmenters as registry
-    from segmenters.cache import SegmentationCache
+    from metaeval import segmenters as registry
+    from metaeval.segmenters.cache import SegmentationCache
 
     judgments.validate_against(corpus)
     names = list(segmenters) if segmenters else list(default_segmenters(corpus.target_lang))

@@ -1,6 +1,6 @@
 """Segmenters: text to tokens at a chosen granularity (DESIGN.md, "Segmenters").
 
-    >>> import segmenters
+    >>> from metaeval import segmenters
     >>> segmenters.get("cjk-char")("我用iPhone 15拍照。")
     ['我', '用', 'iPhone', '15', '拍', '照', '。']
 
@@ -15,13 +15,13 @@ segmenter accepts the normalisation options ``nfkc``, ``halfwidth`` and ``lowerc
 
 from __future__ import annotations
 
-from segmenters.base import Normalization, Segmenter, SegmenterLike
-from segmenters.registry import ENTRY_POINT_GROUP, SegmenterInfo, available, check, get, info, learns_from_text, parse_spec, register, trains_on_text
+from metaeval.segmenters.base import Normalization, Segmenter, SegmenterLike
+from metaeval.segmenters.registry import ENTRY_POINT_GROUP, SegmenterInfo, available, check, get, info, learns_from_text, parse_spec, register, trains_on_text
 
 # Built-ins register themselves on import; their third-party packages load lazily.
-from segmenters import simple, cjk, jieba_adapter, pkuseg_adapter, mecab_adapter, optional  # noqa: E402,F401,I001
-from segmenters import thulac_adapter, ja_extra, chasen_adapter, subword  # noqa: E402,F401,I001
-from segmenters.cache import SegmentationCache  # noqa: E402
+from metaeval.segmenters import simple, cjk, jieba_adapter, pkuseg_adapter, mecab_adapter, optional  # noqa: E402,F401,I001
+from metaeval.segmenters import thulac_adapter, ja_extra, chasen_adapter, subword  # noqa: E402,F401,I001
+from metaeval.segmenters.cache import SegmentationCache  # noqa: E402
 
 __all__ = [
     "ENTRY_POINT_GROUP",

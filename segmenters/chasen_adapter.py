@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from metaeval.errors import DataError, MissingDependencyError
-from segmenters._deps import dictionary_signature, files_under
-from segmenters.base import Segmenter
-from segmenters.registry import register
+from metaeval.segmenters._deps import dictionary_signature, files_under
+from metaeval.segmenters.base import Segmenter
+from metaeval.segmenters.registry import register
 
 INSTALL_HINT = "apt-get install chasen"
 CHASENRC = Path("/etc/chasenrc")

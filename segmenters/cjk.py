@@ -26,11 +26,11 @@ import re
 import regex
 from typing import Any
 
-from segmenters._deps import require, version
-from segmenters.base import Segmenter
-from segmenters.characters import CharacterPolicy
-from segmenters.registry import register
-from segmenters.simple import RULES_VERSION
+from metaeval.segmenters._deps import require, version
+from metaeval.segmenters.base import Segmenter
+from metaeval.segmenters.characters import CharacterPolicy
+from metaeval.segmenters.registry import register
+from metaeval.segmenters.simple import RULES_VERSION
 
 #: Inclusive code-point ranges whose characters are tokens on their own.
 CJK_RANGES: tuple[tuple[int, int, str], ...] = (

@@ -22,10 +22,10 @@ import unicodedata
 from pathlib import Path
 from typing import Any, ClassVar
 
-from segmenters._deps import dictionary_signature, files_under, module_dir, require, version
-from segmenters.base import Segmenter
-from segmenters.mecab_adapter import generic_tagger
-from segmenters.registry import register
+from metaeval.segmenters._deps import dictionary_signature, files_under, module_dir, require, version
+from metaeval.segmenters.base import Segmenter
+from metaeval.segmenters.mecab_adapter import generic_tagger
+from metaeval.segmenters.registry import register
 
 JANOME_PIP = "janome"
 NAGISA_PIP = "nagisa"

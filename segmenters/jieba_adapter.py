@@ -13,12 +13,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from segmenters._deps import files_fingerprint, fingerprint, module_dir, require, version
+from metaeval.segmenters._deps import files_fingerprint, fingerprint, module_dir, require, version
 
 #: jieba's HMM probabilities for unknown words (``jieba/finalseg``), hashed for the signature.
 HMM_FILES = ("prob_start.p", "prob_trans.p", "prob_emit.p", "prob_start.py", "prob_trans.py", "prob_emit.py")
-from segmenters.base import Segmenter
-from segmenters.registry import register
+from metaeval.segmenters.base import Segmenter
+from metaeval.segmenters.registry import register
 
 _LOCK = threading.Lock()
 _PREFIX_DICT: tuple[dict[str, int], int] | None = None

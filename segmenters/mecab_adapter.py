@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from metaeval.errors import MissingDependencyError
-from segmenters._deps import files_fingerprint, module_dir, require, version
+from metaeval.segmenters._deps import files_fingerprint, module_dir, require, version
 
 #: The files of the dictionary folder MeCab reads; the signature hashes their content.
 DICTIONARY_FILES = ("sys.dic", "matrix.bin", "char.bin", "unk.dic", "dicrc", "mecabrc")
-from segmenters.base import Segmenter
-from segmenters.registry import register
+from metaeval.segmenters.base import Segmenter
+from metaeval.segmenters.registry import register
 
 
 def dictionary_dir() -> Path | None:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from segmenters._deps import require, version
-from segmenters.base import Segmenter
-from segmenters.registry import register
+from metaeval.segmenters._deps import require, version
+from metaeval.segmenters.base import Segmenter
+from metaeval.segmenters.registry import register
 
 JA_MECAB_PIP = "mecab-python3 ipadic"
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from segmenters._deps import fingerprint, module_dir, require, version
-from segmenters.base import Segmenter
-from segmenters.registry import register
+from metaeval.segmenters._deps import fingerprint, module_dir, require, version
+from metaeval.segmenters.base import Segmenter
+from metaeval.segmenters.registry import register
 
 _LOCK = threading.Lock()
 _MODEL: Any = None

@@ -15,7 +15,7 @@ import os
 from typing import Any, Callable, Sequence, TypeVar
 
 from metaeval.errors import MetaevalError, MissingDependencyError, PluginError, UsageError, unknown_name
-from segmenters.base import SegmenterLike
+from metaeval.segmenters.base import SegmenterLike
 
 ENTRY_POINT_GROUP = "metaeval.segmenters"
 
@@ -149,7 +149,7 @@ def get(
 
 
 def _is_builtin(factory: Any) -> bool:
-    return getattr(factory, "__module__", "").startswith("segmenters.")
+    return getattr(factory, "__module__", "").startswith("metaeval.segmenters.")
 
 
 def segmenter_label(name: str, options: dict[str, Any]) -> str:
@@ -292,7 +292,7 @@ def info() -> list[SegmenterInfo]:
             text = describe() if callable(describe) else ""
         except Exception as exc:  # noqa: BLE001 - a listing shows the problem instead of failing
             text = f"unavailable: {type(exc).__name__}: {exc}"
-        rows.append(SegmenterInfo(name, "builtin" if factory.__module__.startswith("segmenters.") else factory.__module__, text))
+        rows.append(SegmenterInfo(name, "builtin" if factory.__module__.startswith("metaeval.segmenters.") else factory.__module__, text))
     for name, ep in sorted(_entry_points().items()):
         rows.append(SegmenterInfo(name, "plug-in", _describe_entry_point(ep)))
     return rows

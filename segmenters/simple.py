@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from segmenters._deps import require, version
-from segmenters.base import Segmenter
-from segmenters.characters import CharacterPolicy
-from segmenters.registry import register
+from metaeval.segmenters._deps import require, version
+from metaeval.segmenters.base import Segmenter
+from metaeval.segmenters.characters import CharacterPolicy
+from metaeval.segmenters.registry import register
 
 #: Bumped whenever the rules of a segmenter defined in this package change.
 RULES_VERSION = "2"

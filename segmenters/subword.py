@@ -31,9 +31,9 @@ from typing import Any, Sequence
 
 from metaeval.errors import DataError, UsageError
 from metaeval.paths import input_problem
-from segmenters._deps import require, version
-from segmenters.base import Segmenter
-from segmenters.registry import register
+from metaeval.segmenters._deps import require, version
+from metaeval.segmenters.base import Segmenter
+from metaeval.segmenters.registry import register
 
 PIP = "sentencepiece"
 MODEL_TYPES = ("unigram", "bpe")

@@ -15,9 +15,9 @@ import threading
 import warnings
 from typing import Any
 
-from segmenters._deps import dictionary_signature, module_dir, require, version
-from segmenters.base import Segmenter
-from segmenters.registry import register
+from metaeval.segmenters._deps import dictionary_signature, module_dir, require, version
+from metaeval.segmenters.base import Segmenter
+from metaeval.segmenters.registry import register
 
 PIP = "thulac"
 #: The files ``thulac(seg_only=True)`` reads, relative to ``thulac/models``.

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import scipy.stats
 
-from corpora.model import Judgments
+from metaeval.corpora.model import Judgments
 from metaeval.doclevel import document_config, document_judgments, evaluate_documents
 from metaeval.errors import UsageError
 from metaeval.scoretable import ConfigScores

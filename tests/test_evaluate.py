@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import scipy.stats
 
-from corpora.model import Judgments
+from metaeval.corpora.model import Judgments
 from metaeval.errors import UsageError
 from metaeval.evaluate import RESULT_COLUMNS, compare, evaluate
 from metaeval.scoretable import ConfigScores
@@ -209,7 +209,7 @@ def test_usage_errors() -> None:
 def wmt24():  # noqa: ANN201
     if not WMT24_ZH.is_dir():
         pytest.skip(f"shared data folder not found: {WMT24_ZH} (set METAEVAL_SHARED)")
-    import corpora
+    from metaeval import corpora
 
     corpus, judg = corpora.read(WMT24_ZH)
     ref = corpus.references["refA"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import corpora
+from metaeval import corpora
 from metaeval.cli import build_parser, main
 from tests.robustness._helpers import FAST, make_corpus, write
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import corpora
+from metaeval import corpora
 from metaeval import segmenting
 from metaeval.errors import MetaevalError
 from metaeval.scoring import score_corpus
@@ -36,7 +36,7 @@ def test_split_is_contiguous_nearly_equal_and_complete():
 
 
 def test_forked_segmentation_equals_serial(small_corpus, monkeypatch):
-    import segmenters
+    from metaeval import segmenters
 
     monkeypatch.setattr(segmenting, "PROBE_TEXTS", 10)
     monkeypatch.setattr(segmenting, "MIN_PARALLEL_SECONDS", 0.0)
@@ -135,7 +135,7 @@ def test_text_digest_separates_texts():
 
 def test_bootstrap_in_blocks_gives_the_samples_of_one_draw(small_corpus, monkeypatch):
     import metaeval.evaluate as evaluate_module
-    from corpora import read
+    from metaeval.corpora import read
 
     _, judgments = read(WMT24_ZH)
     judgments = judgments.__class__(
@@ -154,7 +154,7 @@ def test_bootstrap_in_blocks_gives_the_samples_of_one_draw(small_corpus, monkeyp
 
 def test_stored_correlations_give_identical_results(small_corpus, tmp_path, monkeypatch):
     import metaeval.evaluate as evaluate_module
-    from corpora import read
+    from metaeval.corpora import read
 
     _, judgments = read(WMT24_ZH)
     judgments = judgments.__class__(

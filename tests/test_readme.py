@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import corpora
-import segmenters
+from metaeval import corpora
+from metaeval import segmenters
 from metaeval.evaluate import STATISTICS
 from metaeval.metrics import available_metrics
 

@@ -9,7 +9,7 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from corpora.model import Corpus
+from metaeval.corpora.model import Corpus
 from metaeval.metrics.base import Metric
 from metaeval.scoring import score_corpus
 
@@ -112,7 +112,7 @@ def test_statistics_reused_across_segmenters_equal_fresh_ones():
     """cjk-char splits pure-CJK segments like char; chrF ignores spaces: reuse must not change a number."""
     from tests.golden_util import DATA
 
-    import corpora
+    from metaeval import corpora
 
     corpus, _ = corpora.read(DATA / "wmt24-esa" / "en-zh")
     corpus = corpus.subset(systems=corpus.system_names[:3], seg_ids=corpus.seg_ids[:60])

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import corpora
-import segmenters
+from metaeval import corpora
+from metaeval import segmenters
 from metaeval import sweep as sweep_module
 from metaeval.api import run
 from metaeval.cli import main

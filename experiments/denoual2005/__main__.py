@@ -24,7 +24,7 @@ from typing import Sequence
 
 import pandas as pd
 
-import corpora
+from metaeval import corpora
 from experiments.denoual2005 import config
 from metaeval.equivalence import EquivalenceResult, analyse, order_scores
 from metaeval.report.equivalence import equivalence_dict, frame_section, render_equivalence

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-import corpora
+from metaeval import corpora
 from experiments.li2011.config import DATASETS, SEED, WORD_SEGMENTERS, Dataset
 from metaeval.api import run
 from metaeval.evaluate import DEFAULT_STATISTICS, compare

@@ -24,7 +24,7 @@ from typing import Sequence
 
 import pandas as pd
 
-import corpora
+from metaeval import corpora
 from metaeval.errors import MetaevalError, UsageError
 from metaeval.report.equivalence import frame_section
 from metaeval.report.files import write_atomic

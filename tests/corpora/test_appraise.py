@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpora import read_appraise_csv, read_judgments
-from corpora.appraise import filter_ratings, parse_appraise_csv
+from metaeval.corpora import read_appraise_csv, read_judgments
+from metaeval.corpora.appraise import filter_ratings, parse_appraise_csv
 
 from ._helpers import WMT24, make_folder, needs_data, one_line, raises_at, write
 

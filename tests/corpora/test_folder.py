@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from corpora import read_corpus_folder, read_judgments_folder
+from metaeval.corpora import read_corpus_folder, read_judgments_folder
 from metaeval.errors import DataError, UsageError
 
 from ._helpers import DATA, make_folder, needs_data, one_line, raises_at, write

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpora import (
+from metaeval.corpora import (
     detect_judgment_format,
     read_ad_seg_scores,
     read_iwslt_ranks,
@@ -17,7 +17,7 @@ from corpora import (
     read_nist_fa,
     read_wmt_rr_csv,
 )
-from corpora.mqm import mqm_weight
+from metaeval.corpora.mqm import mqm_weight
 from metaeval.errors import UsageError
 
 from ._helpers import FIXTURES, WMT24, needs_data, one_line, raises_at, write

@@ -6,8 +6,8 @@ import shutil
 
 import pytest
 
-import corpora
-from corpora import read, read_mtme_folder
+from metaeval import corpora
+from metaeval.corpora import read, read_mtme_folder
 from metaeval.errors import UsageError
 
 from ._helpers import DATA, FIXTURES, needs_data, raises_at, write

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from corpora import read, read_corpus_folder, read_nist_sgml
+from metaeval.corpora import read, read_corpus_folder, read_nist_sgml
 from metaeval.errors import DataError
 
 from ._helpers import FIXTURES, WMT24, needs_data, one_line, raises_at, write

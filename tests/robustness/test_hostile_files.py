@@ -142,7 +142,7 @@ APPRAISE_ROW = 'ann1,s1,{item},TGT,eng,zho,{score},doc1,False,[],1,2'
 
 def test_appraise_csv_with_quoted_newline(tmp_path):
     """A quoted field spanning lines is refused naming the line, not silently re-joined."""
-    import corpora
+    from metaeval import corpora
     from metaeval.errors import DataError
 
     good = APPRAISE_ROW.format(item=1, score=80)

@@ -150,8 +150,8 @@ def test_sigterm_during_run_leaves_no_partial_file(corpus, tmp_path):
 CACHE_WORKER = textwrap.dedent(
     """
     import json, sys
-    import segmenters
-    from segmenters.cache import SegmentationCache
+    from metaeval import segmenters
+    from metaeval.segmenters.cache import SegmentationCache
     folder, worker = sys.argv[1], int(sys.argv[2])
     seg = segmenters.get("char")
     wrong = 0
@@ -180,7 +180,7 @@ def test_two_processes_share_a_cache_folder(tmp_path):
         assert json.loads(stdout) == {"wrong": 0}
     files = leftovers(folder)
     assert len(files) == 1 and files[0].startswith("seg-") and files[0].endswith(".json"), files
-    import segmenters
+    from metaeval import segmenters
 
     data = json.loads((folder / files[0]).read_text(encoding="utf-8"))
     char = segmenters.get("char")

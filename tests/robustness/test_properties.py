@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import corpora
+from metaeval import corpora
 from metaeval.metrics import get_metric
 
 # Any Unicode text without a line break, NUL or surrogate; a lone \r is allowed inside a

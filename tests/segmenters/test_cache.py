@@ -7,9 +7,9 @@ import json
 import multiprocessing
 from pathlib import Path
 
-import segmenters
-from segmenters import SegmentationCache
-from segmenters.cache import cache_file_name
+from metaeval import segmenters
+from metaeval.segmenters import SegmentationCache
+from metaeval.segmenters.cache import cache_file_name
 
 
 class Counting:

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import segmenters
-from segmenters.cjk import is_cjk
+from metaeval import segmenters
+from metaeval.segmenters.cjk import is_cjk
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +89,7 @@ def test_same_tokens_as_13a_over_spaced_text(zh_refs: list[str], ja_refs: list[s
 
     from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
 
-    from segmenters.cjk import CJK_PUNCTUATION, CJK_RANGES
+    from metaeval.segmenters.cjk import CJK_PUNCTUATION, CJK_RANGES
 
     def spaced(text: str) -> str:
         def cjk(ch: str) -> bool:

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import segmenters
-import segmenters.jieba_adapter as jieba_adapter
+from metaeval import segmenters
+from metaeval.segmenters import jieba_adapter as jieba_adapter
 
 
 # --- jieba ----------------------------------------------------------------------------
@@ -80,7 +80,7 @@ def test_pkuseg_readme_example_and_silence(capfd: pytest.CaptureFixture[str]) ->
 
 
 def test_pkuseg_model_is_loaded_once_per_process() -> None:
-    from segmenters import pkuseg_adapter
+    from metaeval.segmenters import pkuseg_adapter
 
     a, b = segmenters.get("pkuseg"), segmenters.get("pkuseg")
     a("北京"), b("北京")

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-import segmenters
+from metaeval import segmenters
 from metaeval.errors import MissingDependencyError
-from segmenters import _deps, chasen_adapter
+from metaeval.segmenters import _deps, chasen_adapter
 
 ZH = "我们在北京大学学习自然语言处理。"
 JA = "東京都に住んでいます。"

@@ -55,7 +55,7 @@ BROKEN = 'raise RuntimeError("boom at import")\n'
 
 CHECK = """
 import json, sys
-import segmenters
+from metaeval import segmenters
 from metaeval.errors import MetaevalError
 
 out = {"available": segmenters.available()}

@@ -11,7 +11,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
-import segmenters
+from metaeval import segmenters
 for name in ("char", "cjk-char", "whitespace", "13a", "intl", "sacrebleu-zh", "jieba", "jieba-nohmm", "pkuseg", "mecab"):
     seg = segmenters.get(name)
     seg.segment_many(["我来到北京清华大学。", "私は東京に行きました。", "Hello, world!"])
@@ -53,7 +53,7 @@ socket.socket.connect = _local_only(_connect)
 socket.socket.connect_ex = _local_only(_connect_ex)
 socket.getaddrinfo = socket.create_connection = socket.gethostbyname = _blocked
 
-import segmenters
+from metaeval import segmenters
 names = ["thulac", "janome", "nagisa", "mecab-ipadic", "mecab-jumandic", "sudachi-a", "sudachi-b", "sudachi-c"]
 if shutil.which("chasen"):
     names.append("chasen")

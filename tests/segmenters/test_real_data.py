@@ -6,8 +6,8 @@ import unicodedata
 
 import pytest
 
-import segmenters
-from segmenters.cjk import is_cjk
+from metaeval import segmenters
+from metaeval.segmenters.cjk import is_cjk
 
 COVERING = ["char", "whitespace", "cjk-char", "jieba", "jieba-nohmm", "pkuseg"]
 #: Segmenters that drop invisible format characters and variation selectors (README, "Characters").

@@ -6,9 +6,9 @@ import importlib.util
 
 import pytest
 
-import segmenters
+from metaeval import segmenters
 from metaeval.errors import MissingDependencyError, PluginError, UnknownNameError, UsageError
-from segmenters import registry
+from metaeval.segmenters import registry
 
 BUILTINS = [
     "13a", "char", "chasen", "cjk-char", "intl", "ja-mecab", "janome", "jieba", "jieba-nohmm", "mecab", "mecab-ipadic",

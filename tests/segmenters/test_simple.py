@@ -9,7 +9,7 @@ import sacrebleu
 from hypothesis import given
 from hypothesis import strategies as st
 
-import segmenters
+from metaeval import segmenters
 from metaeval.errors import UsageError
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-import segmenters
+from metaeval import segmenters
 from metaeval.errors import DataError, UsageError
-from segmenters import subword
+from metaeval.segmenters import subword
 
 pytest.importorskip("sentencepiece")
 
@@ -93,7 +93,7 @@ def test_a_damaged_cached_model_is_trained_again(tmp_path: Path, monkeypatch: py
 
 SCRIPT = r"""
 import hashlib, sys
-import corpora, segmenters
+from metaeval import corpora, segmenters
 from metaeval.scoring import get_segmenter
 corpus, _ = corpora.read(sys.argv[1])
 for spec in ("spm:vocab=3000,type=unigram", "spm:vocab=4000,type=bpe"):
