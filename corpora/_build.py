@@ -31,7 +31,7 @@ def build_corpus(
         seg_ids=tuple(seg_ids[i] for i in keep),
         sources=tuple(sources[i] for i in keep),
         references={k: tuple(v[i] for i in keep) for k, v in references.items()},
-        systems=completed,
+        systems={name: tuple(hyps) for name, hyps in completed.items()},
         doc_ids=tuple(doc_ids[i] for i in keep) if doc_ids else (),
         source_lang=source_lang,
         target_lang=target_lang,

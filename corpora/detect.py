@@ -100,6 +100,7 @@ def read(
         if len(path) != 3:
             raise UsageError("give NIST files as (src, refs, tst)")
         return read_nist_sgml(*path, **options), None
+    assert isinstance(path, (str, Path))
     fmt = format or detect_corpus_format(path)
     if fmt == "folder":
         return read_corpus_folder(path, **options), read_judgments_folder(path)

@@ -101,7 +101,7 @@ def read_corpus_folder(
     sys_dir = folder / "systems"
     if not sys_dir.is_dir():
         raise DataError(f"{folder}: no systems/ folder (expected systems/<name>.<lang>)")
-    sys_files = {}
+    sys_files: dict[str, Path] = {}
     for p in _text_files(sys_dir):
         name, _ = _split_name(p, None)
         if name in sys_files:
@@ -109,7 +109,7 @@ def read_corpus_folder(
         sys_files[name] = p
     if not sys_files:
         raise DataError(f"{sys_dir}: no system files (expected <name>.<lang>)")
-    langs = {}
+    langs: dict[str, list[str]] = {}
     for p in list(ref_files.values()) + list(sys_files.values()):
         langs.setdefault(p.name.rpartition(".")[2], []).append(p.name)
     if len(langs) > 1:

@@ -215,7 +215,7 @@ def apply_missing_policy(
     else:
         keep = list(range(len(seg_ids)))
     completed = {
-        name: [("" if hyps[i] is None else hyps[i]) for i in keep]  # type: ignore[misc]
+        name: [hyps[i] or "" for i in keep]
         for name, hyps in systems.items()
     }
     return keep, completed

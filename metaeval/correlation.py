@@ -26,7 +26,7 @@ import dataclasses
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Callable, Mapping, TypeVar
 
 import numpy as np
 import scipy.stats
@@ -36,6 +36,7 @@ from metaeval.errors import UsageError
 TIE_POLICIES = ("exclude", "discordant", "half")
 GROUPINGS = ("none", "item", "sys")
 CORRELATIONS = ("pearson", "spearman", "kendall")
+_T = TypeVar("_T")
 PAIRWISE = ("consistency", "kendall_like")
 #: Fewest items for which each correlation is defined.
 MIN_ITEMS = {"pearson": 2, "spearman": 2, "kendall": 2}
@@ -255,7 +256,7 @@ def consistency(
     """
     if statistic not in PAIRWISE:
         raise UsageError(f"unknown pairwise statistic {statistic!r}; known: {', '.join(PAIRWISE)}")
-    totals = counts.totals()
+    totals = {k: float(v) for k, v in counts.totals().items()}
     c, d = apply_tie_policy(totals["concordant"], totals["discordant"], totals["metric_ties"], tie_policy)
     summary = dict(totals)
     n = c + d
@@ -272,7 +273,7 @@ def consistency(
         else:
             reason = "every pair is tied by the human judgments or by the metric (tie policy exclude)"
         return _with_samples(undefined(reason, 0, summary), None, ci)
-    result = Correlation(float(_pairwise_value(c, d, statistic)), n=int(round(n)), counts=summary)
+    result = Correlation(float(_pairwise_value(c, d, statistic)), n=int(round(float(n))), counts=summary)
     samples = None
     if weights is not None:
         t = counts.totals(weights)
@@ -391,7 +392,7 @@ def _midrank_groups(w: np.ndarray, order: np.ndarray, ends: np.ndarray) -> tuple
 _CACHE_BYTES = 1 << 28
 
 
-def _cached(cache: dict | None, key: tuple, nbytes: int, build: Callable[[], object]) -> object:
+def _cached(cache: dict | None, key: tuple, nbytes: int, build: Callable[[], _T]) -> _T:
     """``build()``, kept in ``cache[key]`` when a cache is given and the value is small enough."""
     if cache is None or nbytes > _CACHE_BYTES:
         return build()
@@ -437,7 +438,7 @@ def weighted_spearman(
             ranks[y_order] = np.repeat(mid, np.diff(y_ends, prepend=0), axis=0)
             return w * ranks, (group_weight * mid).sum(0), (group_weight * mid * mid).sum(0)
 
-        wy, sy, syy = _cached(cache, ("spearman", y.shape, lo), w.nbytes, human_side)  # type: ignore[misc]
+        wy, sy, syy = _cached(cache, ("spearman", y.shape, lo), w.nbytes, human_side)
         # x ranks are constant within a tie group: sums over items become sums over groups.
         group_weight, mid = _midrank_groups(w, x_order, x_ends)
         mid -= center
@@ -498,7 +499,7 @@ def weighted_kendall(
         ay = np.concatenate([(sy != 0).sum(axis=(1, 3)) for sy in signs]).astype(float)
         return signs, _quad(weights, ay)
 
-    y_signs, dy = _cached(cache, ("kendall", y.shape), y.size * y.size, human_side)  # type: ignore[misc]
+    y_signs, dy = _cached(cache, ("kendall", y.shape), y.size * y.size, human_side)
     p, ax = _block_pair_sums(x, y_signs)
     num, dx = _quad(weights, p), _quad(weights, ax)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -432,9 +432,9 @@ def _orders_table(
                 "N": i + 1,
                 "n_items": n_items,
                 "pearson_M": best_p[i],
-                "pearson": pear[i, best_p[i] - 1] if best_p[i] else np.nan,
+                "pearson": pear[i, bp - 1] if (bp := best_p[i]) else np.nan,
                 "kappa_M": best_k[i],
-                "kappa": kap[i, best_k[i] - 1] if best_k[i] else np.nan,
+                "kappa": kap[i, bk - 1] if (bk := best_k[i]) else np.nan,
                 "analogical_M": analog,
                 "analogical_fraction": frac[analog - 1, i] if analog else np.nan,
             }

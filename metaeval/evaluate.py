@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -60,6 +60,8 @@ from metaeval.syspairs import (
     williams_test,
 )
 from metaeval.tiestats import AVERAGES, CALIBRATED, SEGMENT_STATISTICS, UNDEFINED_POLICIES, Options, tie_statistic
+
+_T = TypeVar("_T")
 
 RESULT_COLUMNS = (
     "dataset", "metric", "segmenter", "config", "judgment_kind", "level", "statistic", "grouping",
@@ -169,7 +171,7 @@ class Settings:
                     f"statistic {spec!r}: {name} takes no grouping {grouping!r}; "
                     f"groupings: {', '.join(entry.groupings) or '(none: pairs are formed per segment)'}"
                 )
-        checks = (
+        checks: tuple[tuple[str, tuple, tuple], ...] = (
             ("tie policy", (self.tie_policy,), TIE_POLICIES),
             ("grouping", self.groupings, GROUPINGS),
             ("level", self.levels, LEVELS),
@@ -179,10 +181,10 @@ class Settings:
         )
         if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
             raise UsageError(f"seed must be a non-negative integer, got {self.seed!r}")
-        for label, given, known in checks:
-            bad = [g for g in given if g not in known]
+        for label, given, allowed in checks:
+            bad = [g for g in given if g not in allowed]
             if bad:
-                raise UsageError(f"unknown {label} {bad[0]!r}; known: {', '.join(known)}")
+                raise UsageError(f"unknown {label} {bad[0]!r}; known: {', '.join(allowed)}")
         if self.threshold is not None and not (self.threshold >= 0):
             raise UsageError(f"threshold must be a non-negative number, got {self.threshold!r}")
         if not isinstance(self.n_bootstrap, (int, np.integer)) or self.n_bootstrap < 0:
@@ -324,6 +326,12 @@ class _Item:
     note: str
 
 
+def _present(value: _T | None) -> _T:
+    """``value``, which the caller's level guarantees is there (a human side built for that level)."""
+    assert value is not None
+    return value
+
+
 def _direction(config: ConfigScores) -> int:
     return 1 if config.higher_is_better else -1
 
@@ -338,7 +346,7 @@ def _seg_items(config: ConfigScores, human: _Human, settings: Settings, weights:
         if statistic in PAIRWISE:
             if counts is None:
                 counts = pair_counts(
-                    metric, human.groups, metric_direction=_direction(config), human_direction=human.direction,
+                    metric, _present(human.groups), metric_direction=_direction(config), human_direction=human.direction,
                     threshold=settings.threshold, group_segments=human.group_segments,
                 )  # fmt: skip
             result = consistency(counts, statistic=statistic, tie_policy=settings.tie_policy, weights=weights, ci=settings.ci)
@@ -379,7 +387,7 @@ def _sys_items(
             continue
         if human.sys is None:
             continue
-        options = dict(
+        options: dict[str, Any] = dict(
             metric_direction=_direction(config), human_direction=human.direction, metric_samples=metric_samples,
             human_samples=human.sys_samples if human.sys_human == "derived" else None, ci=settings.ci,
         )  # fmt: skip
@@ -396,9 +404,9 @@ def _sys_items(
 def _spa_item(config: ConfigScores, human: _Human, settings: Settings, weights: np.ndarray | None) -> _Item:
     """Soft pairwise accuracy (its p-values come from segment scores, human and metric alike)."""
     if human.signs is None:
-        human.signs = swap_signs(human.seg.shape[1], settings.permutations, np.random.default_rng(settings.permutation_seed))
+        human.signs = swap_signs(_present(human.seg).shape[1], settings.permutations, np.random.default_rng(settings.permutation_seed))
     result = soft_pairwise_accuracy(
-        config.seg_scores, human.seg, metric_direction=_direction(config), human_direction=human.direction,
+        config.seg_scores, _present(human.seg), metric_direction=_direction(config), human_direction=human.direction,
         signs=human.signs, weights=weights, ci=settings.ci, cache=human.cache.setdefault(("spa", config.seg_scores.shape), {}),
     )  # fmt: skip
     note = (
@@ -523,7 +531,7 @@ def _items(
         for (item, _), samples in zip(merged, parts):
             if samples[0] is None:
                 continue
-            joined = np.concatenate(samples)
+            joined = np.concatenate(cast(list[np.ndarray], samples))
             low, high = percentile_ci(joined, settings.ci) if item.result.defined else (math.nan, math.nan)
             item.result = dataclasses.replace(item.result, samples=joined, ci_low=low, ci_high=high)
     return merged
@@ -600,7 +608,7 @@ def _items_stored(configs, judgments, kind_list, settings, store, progress):  # 
         for i in todo:
             found[i] = [(item, dropped) for item, dropped in computed if item.config is configs[i]]
             _save_items(store, keys[i], found[i])
-    return [pair for i in range(len(configs)) for pair in found[i]]  # type: ignore[union-attr]
+    return [pair for i in range(len(configs)) for pair in found[i]]
 
 
 def _items_on(
@@ -849,7 +857,8 @@ def _delta_interval(a: Correlation, b: Correlation, level: float = 0.95) -> tupl
 def statistics_signature(**options: Any) -> dict[str, Any]:
     """What a run's statistics were, with every option that changes a number: the
     statistics and groupings asked for, averaging, epsilon re-fitting, permutations."""
-    settings = Settings(**{k: tuple(v) if k in ("statistics", "groupings") else v for k, v in options.items()})
+    given: dict[str, Any] = {k: tuple(v) if k in ("statistics", "groupings") else v for k, v in options.items()}
+    settings = Settings(**given)
     return {
         "asked": list(settings.statistics),
         "groupings": list(settings.groupings) or "default per statistic (" + ", ".join(
@@ -912,11 +921,11 @@ def _williams(a: _Item, b: _Item, judgments: Judgments, settings: Settings) -> f
     if a.level == "sys":
         xa = _subset(a.config, human.sys_systems).sys_scores * _direction(a.config)
         xb = _subset(b.config, human.sys_systems).sys_scores * _direction(b.config)
-        y = human.sys * human.direction
+        y = _present(human.sys) * human.direction
     else:
         xa = _subset(a.config, human.systems).seg_scores * _direction(a.config)
         xb = _subset(b.config, human.systems).seg_scores * _direction(b.config)
-        y = human.seg * human.direction
+        y = _present(human.seg) * human.direction
     keep = ~(np.isnan(y) | np.isnan(xa) | np.isnan(xb))
     xa, xb, y = xa[keep], xb[keep], y[keep]
     r_a, r_b = correlate_vectors(xa, y, "pearson").value, correlate_vectors(xb, y, "pearson").value
@@ -934,7 +943,7 @@ def _permutation(a: _Item, b: _Item, judgments: Judgments, settings: Settings, r
         signs = swap_signs(len(a.config.seg_ids), settings.permutations, np.random.default_rng(settings.permutation_seed))
 
         def spa(m: np.ndarray) -> float:
-            return soft_pairwise_accuracy(m, human.seg, human_direction=human.direction, signs=signs).value
+            return soft_pairwise_accuracy(m, _present(human.seg), human_direction=human.direction, signs=signs).value
 
         return paired_permutation_test(spa, ca.seg_scores * da, cb.seg_scores * db, rng, settings.n_bootstrap)
     if a.level == "sys":
@@ -943,25 +952,25 @@ def _permutation(a: _Item, b: _Item, judgments: Judgments, settings: Settings, r
 
         def stat(m: np.ndarray) -> float:
             if system_stat is not None:
-                return system_stat(m, human.sys, human_direction=human.direction).value
-            return system_correlation(m, human.sys, a.statistic, human_direction=human.direction).value
+                return system_stat(m, _present(human.sys), human_direction=human.direction).value
+            return system_correlation(m, _present(human.sys), a.statistic, human_direction=human.direction).value
 
         return paired_permutation_test(stat, ca.sys_scores * da, cb.sys_scores * db, rng, settings.n_bootstrap)
 
     ca, cb = _subset(a.config, human.systems), _subset(b.config, human.systems)
 
-    def stat(m: np.ndarray) -> float:  # type: ignore[misc]
+    def seg_stat(m: np.ndarray) -> float:
         if a.statistic in PAIRWISE:
             counts = pair_counts(
-                m, human.groups, human_direction=human.direction, threshold=settings.threshold,
+                m, _present(human.groups), human_direction=human.direction, threshold=settings.threshold,
                 group_segments=human.group_segments,
             )  # fmt: skip
             return consistency(counts, statistic=a.statistic, tie_policy=settings.tie_policy).value
         if a.statistic in SEGMENT_STATISTICS:
-            return tie_statistic(m, human.seg, a.statistic, settings.tie_options(a.grouping), human_direction=human.direction).value
-        return segment_correlation(m, human.seg, a.statistic, a.grouping, human_direction=human.direction).value
+            return tie_statistic(m, _present(human.seg), a.statistic, settings.tie_options(a.grouping), human_direction=human.direction).value
+        return segment_correlation(m, _present(human.seg), a.statistic, a.grouping, human_direction=human.direction).value
 
-    return paired_permutation_test(stat, ca.seg_scores * da, cb.seg_scores * db, rng, settings.n_bootstrap)
+    return paired_permutation_test(seg_stat, ca.seg_scores * da, cb.seg_scores * db, rng, settings.n_bootstrap)
 
 
 __all__ = [

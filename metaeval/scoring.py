@@ -261,7 +261,7 @@ class _Reuse:
 
     def __init__(self) -> None:
         self.seen: dict[tuple[str, str, int], dict[tuple, int]] = {}
-        self.sources: dict[tuple[int, str, str], np.ndarray] = {}
+        self.sources: dict[tuple[int, str | None, str], np.ndarray] = {}
 
     def plan(self, k: int, kind: str, system: str, keys: list[tuple]) -> None:
         """Record, for segmenter ``k``, which earlier segmenter (or -1) each segment comes from."""
@@ -394,7 +394,7 @@ def score_corpus(
 
     results: dict[tuple[int, int, str], np.ndarray] = {}
     computed: dict[tuple[int, int, str], np.ndarray] = {}
-    pending: dict[object, tuple[int, list[str], tuple]] = {}
+    pending: dict[cf.Future, tuple[int, list[str], tuple]] = {}
     planned: set[int] = set()
 
     def collect(k: int, done: dict[tuple[int, str], np.ndarray], pairs: int = 0) -> None:
@@ -460,8 +460,8 @@ def score_corpus(
             for system in systems:
                 if (k, m, system) in results:
                     continue
-                kind = kinds[m] if k in planned else None
-                stats = reuse.assemble(k, m, kind, system, computed.get((k, m, system)), results)
+                reuse_kind = kinds[m] if k in planned else None
+                stats = reuse.assemble(k, m, reuse_kind, system, computed.get((k, m, system)), results)
                 results[(k, m, system)] = stats
                 stored.put(seg_sigs[k], metric_sigs[m], system, stats)
 

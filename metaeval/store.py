@@ -127,7 +127,8 @@ class Store:
         fd, tmp = tempfile.mkstemp(prefix=".entry-", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as handle:
-                np.savez(handle, **{_HEADER: raw}, **arrays)
+                named: dict[str, Any] = {_HEADER: raw, **arrays}
+                np.savez(handle, **named)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

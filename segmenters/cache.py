@@ -107,8 +107,8 @@ class SegmentationCache:
         entries = self._tokens[signature]
         for text, tokens in self._read(signature).items():
             entries.setdefault(text, tokens)
-        tokens = {text: list(entry) for text, entry in entries.items()}
-        payload = {"signature": signature, "sha256": _digest(signature, tokens), "tokens": tokens}
+        by_text = {text: list(entry) for text, entry in entries.items()}
+        payload = {"signature": signature, "sha256": _digest(signature, by_text), "tokens": by_text}
         tmp = None
         try:
             fd, tmp = tempfile.mkstemp(prefix=".seg-", suffix=".tmp", dir=path.parent)

@@ -109,7 +109,7 @@ class _ChasenProcess:
     def ask(self, line: str) -> list[str]:
         """Morphemes of one line; raises OSError when the process died or did not answer."""
         self._input.sendall(line.encode("utf-8") + b"\n", socket.MSG_NOSIGNAL)
-        tokens = []
+        tokens: list[str] = []
         while True:
             raw = self._read_line()
             if raw == b"EOS":

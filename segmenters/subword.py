@@ -194,7 +194,8 @@ class SentencePieceSegmenter(Segmenter):
         self.model_hash = hashlib.sha256(self.model).hexdigest()
         self._processor = spm.SentencePieceProcessor(model_proto=self.model)
         self.pieces = int(self._processor.get_piece_size())
-        self.name = self.label = f"spm:vocab={self.vocab},type={self.model_type}"
+        # the row label carries the options: one class, one name per trained model
+        self.name = self.label = f"spm:vocab={self.vocab},type={self.model_type}"  # type: ignore[misc]
 
     @staticmethod
     def check_options(*, vocab: Any = None, type: str = "unigram", **_: Any) -> tuple[int, str]:  # noqa: A002

@@ -1,32 +1,108 @@
-"""Every top-level package that pyproject.toml declares ships a ``py.typed`` marker (PEP 561)."""
+"""Packaging: one import name, PEP 561 markers, a linter and a type checker clean, and a built
+wheel that works outside the checkout."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
+import pytest
+
+from tests.test_cli import small_corpus
+
 REPO = Path(__file__).resolve().parents[1]
+SUBPACKAGES = ("metaeval", "metaeval/segmenters", "metaeval/corpora", "metaeval/metrics", "metaeval/report")
 
 
-def test_every_declared_package_is_typed_and_ships_the_marker():
+def test_the_distribution_declares_one_import_name_and_ships_the_typing_markers():
     config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     setuptools = config["tool"]["setuptools"]
-    packages = [p.rstrip("*") for p in setuptools["packages"]["find"]["include"]]
-    assert packages
-    for package in packages:
-        assert (REPO / package / "py.typed").is_file(), package
+    assert setuptools["packages"]["find"]["include"] == ["metaeval*"]
     assert "py.typed" in setuptools["package-data"]["*"]
+    # the repository's top-level folders are subpackages of metaeval through these links
+    for name in ("segmenters", "corpora"):
+        link = REPO / "metaeval" / name
+        assert link.is_symlink() and link.resolve() == (REPO / name).resolve(), link
+    for package in ("metaeval", "segmenters", "corpora"):
+        assert (REPO / package / "py.typed").is_file(), package
+
+
+def _tool(module: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=REPO, capture_output=True, text=True, timeout=600)
 
 
 def test_ruff_runs_clean_with_the_project_configuration():
-    import shutil
-    import subprocess
+    done = _tool("ruff", "check", "metaeval", "segmenters", "corpora", "experiments", "benchmarks", "tests", "tools")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
 
-    import pytest
 
-    ruff = shutil.which("ruff")
-    if ruff is None:
-        pytest.skip("ruff is not installed (pip install -e '.[test]')")
-    done = subprocess.run([ruff, "check", "metaeval", "segmenters", "corpora", "experiments", "benchmarks", "tests"],
-                          cwd=REPO, capture_output=True, text=True, timeout=300)  # fmt: skip
-    assert done.returncode == 0, done.stdout[-3000:]
+def test_mypy_runs_clean_with_the_project_configuration():
+    """``[tool.mypy]`` in pyproject.toml checks the installed package (metaeval with its subpackages)."""
+    done = _tool("mypy")
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "Success: no issues found" in done.stdout
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet", "-w", str(out), str(REPO)],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    (path,) = out.glob("metaeval-*.whl")
+    return path
+
+
+def test_the_wheel_holds_metaeval_alone_with_its_subpackages_and_markers(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {n.split("/")[0] for n in names}
+    assert top == {"metaeval", next(t for t in top if t.endswith(".dist-info"))}, top
+    for package in SUBPACKAGES:
+        assert f"{package}/__init__.py" in names, package
+    for package in ("metaeval", "metaeval/segmenters", "metaeval/corpora"):
+        assert f"{package}/py.typed" in names, package
+    assert "metaeval/segmenters/jieba_adapter.py" in names and "metaeval/corpora/folder.py" in names
+
+
+def test_the_wheel_installed_in_a_fresh_environment_runs_a_study(wheel, tmp_path):
+    """The wheel in a new virtual environment (dependencies from this interpreter's site-packages)
+    imports from its own site-packages, installs no generic top-level name, and runs ``metaeval run``."""
+    env_dir = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(env_dir)], check=True, timeout=300)
+    python = env_dir / "bin" / "python"
+    done = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", str(wheel)],
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    away = tmp_path / "elsewhere"  # not the checkout, so nothing is imported from it
+    away.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    probe = (
+        "import importlib.util, json, metaeval, metaeval.segmenters, metaeval.corpora\n"
+        "print(json.dumps({'files': [metaeval.__file__, metaeval.segmenters.__file__, metaeval.corpora.__file__],"
+        " 'generic': [n for n in ('segmenters', 'corpora') if importlib.util.find_spec(n) is not None]}))\n"
+    )
+    done = subprocess.run([str(python), "-c", probe], cwd=away, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout)
+    site = str(env_dir.resolve())
+    assert all(str(Path(f).resolve()).startswith(site) for f in found["files"]), found
+    assert found["generic"] == []
+
+    corpus = small_corpus(tmp_path, n=15, systems=("Aya23", "GPT-4", "ONLINE-B"))
+    argv = ["run", str(corpus), "-s", "char", "-s", "jieba", "-m", "bleu", "-m", "chrf", "--bootstrap", "0", "--format", "json", "-q"]
+    done = subprocess.run([str(env_dir / "bin" / "metaeval"), *argv], cwd=away, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    installed = json.loads(done.stdout)
+    assert {row["segmenter"] for row in installed["rows"]} == {"char", "jieba"}
+    assert {row["metric"] for row in installed["rows"]} == {"bleu", "chrf"}
+    # the same numbers as the checkout's own code
+    here = subprocess.run([sys.executable, "-m", "metaeval", *argv], cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert here.returncode == 0, here.stderr[-3000:]
+    assert installed["rows"] == json.loads(here.stdout)["rows"]

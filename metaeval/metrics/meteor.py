@@ -255,7 +255,7 @@ def _flatten(arrays: Sequence[np.ndarray], dtype: type) -> tuple[np.ndarray, np.
     """The arrays concatenated, with offsets: array ``s`` is ``flat[offsets[s]:offsets[s + 1]]``."""
     offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
     np.cumsum([len(a) for a in arrays], out=offsets[1:])
-    flat = np.concatenate(arrays).astype(dtype, copy=False) if len(arrays) else np.zeros(0, dtype=dtype)
+    flat: np.ndarray = np.concatenate(arrays).astype(dtype, copy=False) if len(arrays) else np.zeros(0, dtype=dtype)
     return flat, offsets
 
 

@@ -93,8 +93,8 @@ def index_references(refs: Refs, order: int) -> NgramIndex:
     n_refs, n_seg = len(refs), len(refs[0])
     vocab: dict[str, int] = {}
     for ref in refs:
-        for seg in ref:
-            for tok in seg:
+        for segment in ref:
+            for tok in segment:
                 vocab.setdefault(tok, len(vocab))
     flats = [_flatten(ref, vocab) for ref in refs]
     ids = np.concatenate([f.ids for f in flats])
