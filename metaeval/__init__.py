@@ -7,7 +7,8 @@
 
 Each function takes what its command takes, under the same names (``help(metaeval.run)``):
 :func:`run`, :func:`score`, :func:`correlate`, :func:`leaderboard`, :func:`segment`,
-:func:`read_corpus`, :func:`read_judgments`, :func:`read_scores`, :func:`load_results`.
+:func:`read_corpus`, :func:`read_judgments`, :func:`read_scores`, :func:`load_results`,
+:func:`run_study` (``metaeval study``).
 
 The public API is loaded lazily so that lower layers (``corpora``, ``segmenters``) can
 import :mod:`metaeval.errors` without pulling in the scoring stack.
@@ -30,6 +31,7 @@ _LAZY = {
     "read_judgments": "metaeval.api",
     "read_scores": "metaeval.api",
     "load_results": "metaeval.report",
+    "run_study": "metaeval.studies",
     "Study": "metaeval.api",
     "MetaevalError": "metaeval.errors",
     "DataError": "metaeval.errors",

@@ -436,6 +436,28 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_study(args: argparse.Namespace) -> int:
+    """``metaeval study SPEC.toml``: every dataset x analysis of a study file, resumable."""
+    from metaeval.studies import output_folder, run_study
+    from metaeval.studyspec import load_spec
+
+    spec = load_spec(Path(args.spec), args.data)
+    out = output_folder(spec, args.out)
+    if args.cache_dir:
+        from metaeval.paths import check_writable_folder
+
+        check_writable_folder(Path(args.cache_dir).expanduser(), "--cache-dir")
+    progress = _progress_bar(not args.quiet)
+    log = (lambda line: print(f"metaeval study: {line}", file=sys.stderr, flush=True)) if progress else None
+    with workers(args.jobs, args.scheduler) as (executor, jobs):
+        result = run_study(spec, out=out, jobs=jobs, executor=executor, cache_dir=args.cache_dir, progress=progress, log=log)
+    from metaeval.studies import study_files
+
+    for name in study_files(result):
+        print(out / name)
+    return 0
+
+
 # --- parser --------------------------------------------------------------------------
 
 
@@ -544,6 +566,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-equivalence", action="store_true", help="skip the Denoual-Lepage analysis over the ladder")
     p.add_argument("--overwrite", action="store_true", help="replace existing files in --out")
     p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("study", help="run a study declared in a TOML file (datasets x segmenters x metrics x statistics), resumable")
+    p.add_argument("spec", help="study file (TOML; README, \"Studies\")")
+    p.add_argument("--out", help="output folder (default: the study file's out key)")
+    p.add_argument("--data", help="folder the dataset paths are relative to (default: the study file's data key)")
+    p.add_argument("--jobs", "-j", type=_jobs, default=0,
+                   help="processes for segmentation, scoring and bootstrap (default 0: one per CPU; 1: this process only)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run segmentation, scoring and bootstrap on a Dask cluster (tcp://host:8786 or a scheduler file)")
+    p.add_argument("--cache-dir", help="keep computed pieces here (default: OUT/store); a rerun computes only what changed")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_study)
 
     p = sub.add_parser("equivalence", help="the Denoual-Lepage BLEU-in-characters analysis")
     p.add_argument("corpus")

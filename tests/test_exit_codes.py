@@ -16,7 +16,7 @@ from metaeval import corpora
 from metaeval.cli import build_parser, main
 from tests.robustness._helpers import FAST, make_corpus, write
 
-SUBCOMMANDS = ("list", "segment", "score", "correlate", "run", "leaderboard", "equivalence", "sweep")
+SUBCOMMANDS = ("list", "segment", "score", "correlate", "run", "leaderboard", "equivalence", "sweep", "study")
 
 
 def run_cli(capsys, *argv: "str | Path") -> tuple[int, str, str]:
@@ -58,6 +58,8 @@ def usage_cases(corpus: Path, tmp: Path) -> list[tuple[str, list]]:
         ("equivalence", ["equivalence", corpus, "--word-segmenter", "nosuch"]),
         ("sweep", ["sweep", corpus, "--out", tmp / "o", "--subword", "spm:vocab=10,type=word"]),
         ("sweep", ["sweep", corpus]),  # --out is required
+        ("study", ["study", tmp / "unknown-key.toml"]),  # written below
+        ("study", ["study", tmp / "bad-segmenter.toml"]),
     ]
 
 
@@ -71,12 +73,16 @@ def data_cases(corpus: Path, tmp: Path) -> list[tuple[str, list]]:
         ("leaderboard", ["leaderboard", tmp / "broken.json"]),
         ("equivalence", ["equivalence", tmp / "no-such-corpus"]),
         ("sweep", ["sweep", tmp / "no-such-corpus", "--out", tmp / "sweep-out", "-q"]),
+        ("study", ["study", tmp / "no-such-study.toml", "-q"]),
     ]
 
 
 @pytest.mark.parametrize("index", range(len(usage_cases(Path("c"), Path("t")))))
 def test_bad_usage_exits_2_with_one_line(corpus, tmp_path, capsys, index):
-    _, argv = usage_cases(corpus, tmp_path)[index]
+    name, argv = usage_cases(corpus, tmp_path)[index]
+    if name == "study":
+        extra = {"unknown-key.toml": "frobnicate = 1", "bad-segmenter.toml": 'segmenters = ["jeiba"]'}[Path(argv[1]).name]
+        write(Path(argv[1]), f'[study]\nout = "o"\n{extra}\n\n[[dataset]]\npath = "{corpus}"\n')
     code, out, err = run_cli(capsys, *argv)
     assert code == 2, err
     assert out == "" and one_error_line(err), err
