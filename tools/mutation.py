@@ -49,30 +49,36 @@ EQUIVALENT = REPO / "tools" / "mutation-equivalent.tsv"
 @dataclass(frozen=True)
 class Module:
     files: tuple[str, ...]  # mutmut only_mutate globs
-    names: str  # mutant name glob
+    names: tuple[str, ...]  # mutant name globs: the functions whose mutants are counted
     tests: tuple[str, ...]  # the tests run against it
 
 
 MODULES = {
     "metaeval/correlation.py": Module(
-        ("metaeval/correlation.py",), "metaeval.correlation.*",
+        ("metaeval/correlation.py",), ("metaeval.correlation.*",),
         ("tests/test_correlation.py", "tests/test_paired_tests.py", "tests/test_cli_correlate_options.py"),
     ),
     "metaeval/evaluate.py": Module(
-        ("metaeval/evaluate.py",), "metaeval.evaluate.*",
+        ("metaeval/evaluate.py",), ("metaeval.evaluate.*",),
         ("tests/test_evaluate.py", "tests/test_cli_correlate_options.py", "tests/test_paired_tests.py"),
     ),
-    "metaeval/equivalence.py": Module(("metaeval/equivalence.py",), "metaeval.equivalence.*", ("tests/test_equivalence.py",)),
+    "metaeval/equivalence.py": Module(("metaeval/equivalence.py",), ("metaeval.equivalence.*",), ("tests/test_equivalence.py",)),
     "metaeval/metrics/": Module(
-        ("metaeval/metrics/*",), "metaeval.metrics.*", ("tests/metrics/", "tests/test_golden_end_to_end.py"),
+        ("metaeval/metrics/*",), ("metaeval.metrics.*",), ("tests/metrics/", "tests/test_golden_end_to_end.py"),
     ),
     "metaeval/cli.py": Module(
-        ("metaeval/cli.py",), "metaeval.cli.*",
+        ("metaeval/cli.py",), ("metaeval.cli.*",),
         ("tests/test_cli_correlate_options.py", "tests/test_cli.py", "tests/test_cli_run_options.py",
          "tests/robustness/test_command_lines.py", "tests/robustness/test_output_safety.py"),
     ),
     "experiments/": Module(
-        ("experiments/li2011/__main__.py", "experiments/denoual2005/__main__.py"), "experiments.*",
+        ("experiments/li2011/__main__.py", "experiments/denoual2005/__main__.py"),
+        # the analysis functions (not the pipelines run_dataset/run_all/main, the plots or runtime files,
+        # which only the slow reruns reach)
+        tuple(f"experiments.li2011.__main__.x_{f}__mutmut_*" for f in
+              ("char_vs_word", "dataset_markdown", "headline", "summary_markdown", "references_markdown", "tie_rates",
+               "ties_markdown"))
+        + tuple(f"experiments.denoual2005.__main__.x_{f}__mutmut_*" for f in ("_tagged", "chars_per_word", "summary")),
         ("tests/experiments/",),
     ),
 }
@@ -110,11 +116,14 @@ def _prepare(label: str, module: Module) -> Path:
     listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=REPO,
                             capture_output=True, text=True, check=True).stdout.splitlines()
     for name in listed:
-        if name.startswith("mutation-runs/") or not (REPO / name).is_file():
+        source, target = REPO / name, work / name
+        if name.startswith("mutation-runs/") or not (source.is_symlink() or source.is_file()):
             continue
-        target = work / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO / name, target)
+        if source.is_symlink():  # metaeval/segmenters -> ../segmenters stays a link
+            os.symlink(os.readlink(source), target)
+        else:
+            shutil.copy2(source, target)
     text = (work / "pyproject.toml").read_text(encoding="utf-8")
     text = re.sub(r"only_mutate = \[.*?\]\n", f"only_mutate = {json.dumps(list(module.files))}\n", text, flags=re.DOTALL)
     text = re.sub(r"pytest_add_cli_args_test_selection = \[.*?\]\n",
@@ -140,9 +149,10 @@ def _function_sources(work: Path) -> dict[str, str]:
         if "__mutmut_" not in text:
             continue
         module = ".".join(path.relative_to(work / "mutants").with_suffix("").parts)
+        lines = text.splitlines()  # (ast.get_source_segment rescans the whole file at every call)
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.FunctionDef) and "__mutmut_" in node.name:
-                sources[f"{module}.{node.name}"] = ast.get_source_segment(text, node) or ""
+                sources[f"{module}.{node.name}"] = "\n".join(lines[node.lineno - 1 : node.end_lineno])
     return sources
 
 
@@ -176,7 +186,7 @@ def run(labels: list[str], sample: int, seed: int, max_children: int) -> int:
         work = _prepare(label, module)
         print(f"mutation: {label}: generating mutants in {work}", file=sys.stderr, flush=True)
         subprocess.run([sys.executable, "-c", GENERATE], cwd=work, env=env, check=True, capture_output=True)
-        names = sorted(n for n in _results(work) if fnmatch.fnmatch(n, module.names))
+        names = sorted(n for n in _results(work) if any(fnmatch.fnmatch(n, glob) for glob in module.names))
         sources = _function_sources(work)
         help_only = [n for n in names if _help_text_only(_changed_line(sources, n))]
         candidates = [n for n in names if n not in set(help_only)]
