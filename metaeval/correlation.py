@@ -37,6 +37,8 @@ TIE_POLICIES = ("exclude", "discordant", "half")
 GROUPINGS = ("none", "item", "sys")
 CORRELATIONS = ("pearson", "spearman", "kendall")
 _T = TypeVar("_T")
+#: differences of statistics (all within [-1, 1]) at most this far from 0 are rounding, not evidence
+ROUNDING = 1e-12
 PAIRWISE = ("consistency", "kendall_like")
 #: Fewest items for which each correlation is defined.
 MIN_ITEMS = {"pearson": 2, "spearman": 2, "kendall": 2}
@@ -682,6 +684,9 @@ def paired_bootstrap_test(a: Correlation, b: Correlation) -> PairedTest:
     difference does not have the observed sign (``<= 0`` when delta > 0, ``>= 0`` when
     delta < 0); the reported p-value is two-sided: ``min(1, 2 * one_sided)``. A zero
     observed delta gives p = 1. Samples where either side is undefined are dropped.
+    Differences within :data:`ROUNDING` of zero are zero: two configurations that agree on
+    a resample differ there by summation rounding only (1e-17), whose sign depends on the
+    CPU's vector width, and must not decide the p-value.
     """
     if a.samples is None or b.samples is None:
         raise UsageError("paired bootstrap test needs bootstrap samples on both sides (n_bootstrap > 0)")
@@ -695,9 +700,10 @@ def paired_bootstrap_test(a: Correlation, b: Correlation) -> PairedTest:
     d = d[~np.isnan(d)]
     if d.size == 0:
         return PairedTest(a.value, b.value, delta, math.nan, name, 0)
-    if delta == 0:
+    if abs(delta) <= ROUNDING:
         return PairedTest(a.value, b.value, delta, 1.0, name, int(d.size))
-    flipped = np.mean(d <= 0) if delta > 0 else np.mean(d >= 0)
+    # a resampled difference within rounding of zero is a tie, which counts against the observed sign
+    flipped = np.mean(d <= ROUNDING) if delta > 0 else np.mean(d >= -ROUNDING)
     return PairedTest(a.value, b.value, delta, float(min(1.0, 2.0 * flipped)), name, int(d.size))
 
 

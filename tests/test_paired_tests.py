@@ -54,6 +54,22 @@ def test_zero_difference_counts_as_a_flip_on_both_sides() -> None:
     assert paired_bootstrap_test(corr(0.5, b), corr(0.7, a)).p_value == 0.5
 
 
+def test_differences_within_rounding_of_zero_are_ties_whatever_their_sign() -> None:
+    # a resample on which both configurations agree differs by summation rounding only, whose
+    # sign varies between CPUs. d = a - b: five of +0.2, then +1e-17, -1e-17, 0.0: three ties
+    # of eight count against the observed sign, p = 2 * 3/8 (not 2 * 2/8 from the signs)
+    b = np.zeros(8)
+    a = np.array([0.2, 0.2, 0.2, 0.2, 0.2, 1e-17, -1e-17, 0.0])
+    assert paired_bootstrap_test(corr(0.2, a), corr(0.0, b)).p_value == 0.75
+    assert paired_bootstrap_test(corr(0.0, b), corr(0.2, a)).p_value == 0.75
+    assert paired_bootstrap_test(corr(0.2, a), corr(0.0, b + 1e-13)).p_value == 0.75
+    # +2e-11 is a difference that agrees with the observed sign, 5e-13 is rounding: p = 2 * 2/8
+    c = np.array([0.2, 0.2, 0.2, 0.2, 0.2, 2e-11, 5e-13, 0.0])
+    assert paired_bootstrap_test(corr(0.2, c), corr(0.0, b)).p_value == 0.5
+    # an observed delta within rounding of zero is no difference
+    assert paired_bootstrap_test(corr(1e-16, a), corr(0.0, b)).p_value == 1.0
+
+
 def test_one_flip_in_twenty() -> None:
     # 19 samples agree with the observed sign, 1 does not: one-sided 0.05, two-sided 0.1
     a = np.full(20, 0.6)
