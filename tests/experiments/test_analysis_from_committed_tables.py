@@ -229,3 +229,11 @@ def test_summary_of_cjk_runs_only():
     assert data["signature"] == {"experiment": "denoual2005", **SIGNATURE, "runs": {f"{ds.path} jieba": "jieba|v"}}
     assert list(data["runs"]) == [f"{ds.slug}.jieba"]
     assert math.isfinite(data["runs"][f"{ds.slug}.jieba"]["tables"]["orders"][0]["N"])
+
+
+def test_headline_zero_delta_is_on_neither_side_even_with_a_small_p():
+    row = lambda delta, p: {"dataset": "wmt24-esa/en-zh", "metric": "bleu", "level": "seg", "statistic": "consistency",
+                            "judgment_kind": "esa", "delta": delta, "p_value": p}  # fmt: skip
+    head = li.headline(pd.DataFrame([row(0.0, 0.001), row(0.0, 0.5), row(-0.01, 0.04)]))
+    (r,) = head.to_dict(orient="records")
+    assert (r["comparisons"], r["char_ahead"], r["words_ahead"], r["char_significant"], r["words_significant"]) == (3, 0, 1, 0, 1)
