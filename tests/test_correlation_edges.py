@@ -1,0 +1,100 @@
+"""Edges of metaeval.correlation a golden value does not reach: what an undefined statistic
+reports, the constant-vector tolerance of the bootstrap samples at large and tiny scales,
+Kendall over few segments with many systems, and inputs that arrive as floats."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from metaeval.correlation import (
+    Correlation,
+    average,
+    pair_counts,
+    paired_bootstrap_test,
+    segment_correlation,
+    system_correlation,
+    undefined,
+    weighted_kendall,
+)
+from metaeval.errors import UsageError
+
+
+@pytest.mark.parametrize("call", [
+    lambda: segment_correlation(np.ones((2, 3)), np.ones((2, 3)), human_direction=0),
+    lambda: system_correlation(np.arange(3.0), np.arange(3.0), human_direction=2),
+])  # fmt: skip
+def test_a_bad_human_direction_is_named(call):
+    with pytest.raises(UsageError, match=r"^human_direction must be \+1 or -1"):
+        call()
+
+
+def test_every_system_undefined_says_system_and_uses_nothing():
+    # each system's scores are constant across segments: Pearson per system is undefined
+    metric = np.array([[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]])
+    human = np.array([[1.0, 2.0, 3.0], [3.0, 1.0, 2.0]])
+    result = segment_correlation(metric, human, "pearson", "sys")
+    assert math.isnan(result.value)
+    assert result.undefined_reason == "pearson undefined for every system (2 systems)"
+    assert result.n == 0 and result.counts == {"skipped": 2}
+    item = segment_correlation(metric.T.copy(), human.T.copy(), "pearson", "item")  # 3 systems x 2 segments
+    assert item.undefined_reason == "pearson undefined for every segment (2 segments)" and item.n == 0
+
+
+def test_an_undefined_average_keeps_the_smallest_n():
+    result = average([Correlation(0.5, n=7), undefined("no pairs", n=3), Correlation(0.1, n=5)])
+    assert math.isnan(result.value) and result.n == 3
+    assert result.undefined_reason == "an averaged statistic is undefined: no pairs"
+
+
+def test_zero_delta_keeps_the_test_name():
+    a = Correlation(0.5, samples=np.array([0.4, 0.6]))
+    b = Correlation(0.5, samples=np.array([0.5, 0.5]))
+    test = paired_bootstrap_test(a, b)
+    assert test.p_value == 1.0 and test.method == "paired bootstrap, two-sided sign-flip fraction"
+
+
+def test_bootstrap_samples_of_large_scores_with_a_small_spread_are_defined():
+    # var of the metric row: 2e-4 against the tolerance 1e-12 * 1000^2 * 3 = 3e-6: not constant
+    metric = np.array([1000.0, 1000.01, 1000.02])
+    human = np.array([1.0, 2.0, 3.0])
+    samples = np.array([metric, metric[::-1]])
+    result = system_correlation(metric, human, "pearson", metric_samples=samples)
+    assert result.value == pytest.approx(1.0, abs=1e-9)
+    assert result.samples == pytest.approx([1.0, -1.0], abs=1e-9)
+
+
+def test_bootstrap_samples_of_tiny_human_scores_are_defined():
+    # human sum of squares 4.5e-12 against the tolerance 1e-12 * max(|y|, 1)^2 * 3 = 3e-12
+    metric = np.array([1.0, 2.0, 3.0])
+    human = np.array([0.0, 1.5e-6, 3e-6])
+    result = system_correlation(metric, human, "pearson", metric_samples=np.array([metric, metric[::-1]]))
+    assert result.samples == pytest.approx([1.0, -1.0], abs=1e-9)
+
+
+def expanded_kendall(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    """scipy's tau-b on the blocks repeated as often as the weights say."""
+    rows = np.repeat(np.arange(len(w)), w)
+    return scipy.stats.kendalltau(x[rows].ravel(), y[rows].ravel(), variant="b").statistic
+
+
+def test_weighted_kendall_with_more_items_per_block_than_blocks():
+    # 3 blocks (segments) of 4 items (systems): m * m = 16 >= n_blocks
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 4, size=(3, 4)).astype(float)
+    y = rng.integers(0, 4, size=(3, 4)).astype(float)
+    weights = np.array([[1, 1, 1], [2, 0, 1], [0, 3, 1]])
+    got = weighted_kendall(x, y, weights.astype(float))
+    assert got == pytest.approx([expanded_kendall(x, y, w) for w in weights], abs=1e-12)
+
+
+def test_pair_counts_accepts_integer_valued_float_groups():
+    metric = np.array([[1.0, 3.0], [2.0, 1.0]])  # 2 systems x 2 segments
+    human = np.array([[1.0, 2.0, 5.0], [2.0, 1.0, 4.0]])  # 2 systems x 3 groups
+    # groups 0, 1 judge segment 0 (concordant, discordant), group 2 segment 1 (concordant)
+    for groups in (np.array([0, 0, 1]), np.array([0.0, 0.0, 1.0])):
+        counts = pair_counts(metric, human, group_segments=groups)
+        assert list(counts.concordant) == [1.0, 1.0] and list(counts.discordant) == [1.0, 0.0]
