@@ -5,6 +5,7 @@ Kendall over few segments with many systems, and inputs that arrive as floats.""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ import scipy.stats
 from metaeval.correlation import (
     Correlation,
     average,
+    correlate_vectors,
     pair_counts,
     paired_bootstrap_test,
     segment_correlation,
@@ -98,3 +100,32 @@ def test_pair_counts_accepts_integer_valued_float_groups():
     for groups in (np.array([0, 0, 1]), np.array([0.0, 0.0, 1.0])):
         counts = pair_counts(metric, human, group_segments=groups)
         assert list(counts.concordant) == [1.0, 1.0] and list(counts.discordant) == [1.0, 0.0]
+
+
+def test_unknown_correlation_lists_the_known_ones():
+    with pytest.raises(UsageError, match=r"^unknown correlation 'tau'; known: pearson, spearman, kendall$"):
+        segment_correlation(np.ones((2, 2)), np.ones((2, 2)), "tau")
+
+
+def test_an_all_undefined_sample_per_system_is_nan_without_a_warning():
+    metric = np.array([[1.0, 2.0, 4.0], [3.0, 1.0, 2.0]])
+    human = np.array([[1.0, 3.0, 2.0], [2.0, 1.0, 3.0]])
+    # sample 1 draws segment 0 three times: every system is constant in it
+    weights = np.array([[1.0, 1.0, 1.0], [3.0, 0.0, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = segment_correlation(metric, human, "pearson", "sys", weights=weights)
+    per_system = [scipy.stats.pearsonr(m, h).statistic for m, h in zip(metric, human)]
+    assert result.value == pytest.approx(np.mean(per_system), abs=1e-12)
+    assert result.samples[0] == pytest.approx(result.value, abs=1e-12) and math.isnan(result.samples[1])
+
+
+def test_constant_means_relative_variance_at_most_1e_12():
+    # unit-scaled, the metric's variance is (1.5e-6)^2 = 2.25e-12 > 1e-12: defined
+    metric = np.array([1.0, 1.0 - 3e-6, 1.0, 1.0 - 3e-6])
+    human = np.array([4.0, 1.0, 3.0, 2.0])
+    result = correlate_vectors(metric, human, "pearson")
+    assert result.value == pytest.approx(scipy.stats.pearsonr(metric, human).statistic, abs=1e-6)
+    # 1e-7 apart: variance 2.5e-15, constant
+    flat = correlate_vectors(np.array([1.0, 1.0 - 1e-7, 1.0, 1.0 - 1e-7]), human, "pearson")
+    assert flat.undefined_reason == "constant metric scores over 4 items"

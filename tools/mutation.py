@@ -56,13 +56,15 @@ class Module:
 MODULES = {
     "metaeval/correlation.py": Module(
         ("metaeval/correlation.py",), ("metaeval.correlation.*",),
-        ("tests/test_correlation.py", "tests/test_paired_tests.py", "tests/test_cli_correlate_options.py"),
+        ("tests/test_correlation.py", "tests/test_correlation_edges.py", "tests/test_paired_tests.py",
+         "tests/test_cli_correlate_options.py"),
     ),
     "metaeval/evaluate.py": Module(
         ("metaeval/evaluate.py",), ("metaeval.evaluate.*",),
         ("tests/test_evaluate.py", "tests/test_cli_correlate_options.py", "tests/test_paired_tests.py"),
     ),
-    "metaeval/equivalence.py": Module(("metaeval/equivalence.py",), ("metaeval.equivalence.*",), ("tests/test_equivalence.py",)),
+    "metaeval/equivalence.py": Module(("metaeval/equivalence.py",), ("metaeval.equivalence.*",),
+                                      ("tests/test_equivalence.py", "tests/test_equivalence_edges.py")),
     "metaeval/metrics/": Module(
         ("metaeval/metrics/*",), ("metaeval.metrics.*",), ("tests/metrics/", "tests/test_golden_end_to_end.py"),
     ),
@@ -124,19 +126,33 @@ def _prepare(label: str, module: Module) -> Path:
             os.symlink(os.readlink(source), target)
         else:
             shutil.copy2(source, target)
+    _configure(work, module)
+    return work
+
+
+def _configure(work: Path, module: Module) -> None:
+    """Point mutmut's configuration in ``work`` at the module's files and tests."""
     text = (work / "pyproject.toml").read_text(encoding="utf-8")
     text = re.sub(r"only_mutate = \[.*?\]\n", f"only_mutate = {json.dumps(list(module.files))}\n", text, flags=re.DOTALL)
     text = re.sub(r"pytest_add_cli_args_test_selection = \[.*?\]\n",
                   f"pytest_add_cli_args_test_selection = {json.dumps(list(module.tests))}\n", text, flags=re.DOTALL)
     (work / "pyproject.toml").write_text(text, encoding="utf-8")
-    return work
 
 
 def _results(work: Path) -> dict[str, int | None]:
-    out: dict[str, int | None] = {}
+    """Exit code of every mutant: the last result kept in ``mutation-results.json``, updated by
+    mutmut's own files (mutmut forgets earlier results when its test selection changes)."""
+    fresh: dict[str, int | None] = {}
     for meta in sorted((work / "mutants").rglob("*.py.meta")):
-        out.update(json.loads(meta.read_text(encoding="utf-8")).get("exit_code_by_key", {}))
+        fresh.update(json.loads(meta.read_text(encoding="utf-8")).get("exit_code_by_key", {}))
+    kept = work / "mutation-results.json"
+    out = json.loads(kept.read_text(encoding="utf-8")) if kept.exists() else {}
+    out.update({k: v for k, v in fresh.items() if v is not None or k not in out})
     return out
+
+
+def _keep_results(work: Path) -> None:
+    (work / "mutation-results.json").write_text(json.dumps(_results(work), indent=0, sort_keys=True), encoding="utf-8")
 
 
 def _function_sources(work: Path) -> dict[str, str]:
@@ -200,6 +216,7 @@ def run(labels: list[str], sample: int, seed: int, max_children: int) -> int:
             ["nice", "-n", "10", sys.executable, "-m", "mutmut", "run", *chosen, "--max-children", str(max_children)],
             cwd=work, env=env,
         )
+        _keep_results(work)
         if code:
             print(f"mutation: {label}: mutmut exited with {code}", file=sys.stderr)
     return summary()
@@ -207,15 +224,19 @@ def run(labels: list[str], sample: int, seed: int, max_children: int) -> int:
 
 def rerun(label: str, names: list[str], max_children: int) -> int:
     work = RUNS / _slug(label)
-    for test_dir in MODULES[label].tests:  # take the current tests
+    _keep_results(work)
+    _configure(work, MODULES[label])  # the current test selection
+    for test_dir in MODULES[label].tests:  # and the current tests
         source, target = REPO / test_dir, work / "mutants" / test_dir
         if source.is_dir():
             shutil.rmtree(target, ignore_errors=True)
             shutil.copytree(source, target)
         else:
+            target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
     code = subprocess.call(["nice", "-n", "10", sys.executable, "-m", "mutmut", "run", *names,
                             "--max-children", str(max_children)], cwd=work, env=_env())
+    _keep_results(work)
     return code or summary()
 
 
