@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.bench import DATA, REPO
+from benchmarks.store import update_key
 
 KEY = "scale"
 
@@ -94,11 +95,7 @@ def segmentation_floor(corpus: Path, names: list[str]) -> float:
 
 def store(entry: dict[str, Any], path: Path) -> None:
     """Update only :data:`KEY` of the results file, atomically."""
-    data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    data[KEY] = entry
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    update_key(KEY, entry, path)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,8 +13,10 @@ scores its summed statistics. ``invert=True`` gives ``1 - TER`` (higher is bette
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import ClassVar, Sequence
+from itertools import chain, repeat
+from typing import ClassVar, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -30,12 +32,48 @@ TOOL, TOOL_VERSION = "tercom", "0.7.25"
 _UNSEEN = -1
 
 
+class _LowercaseIds(dict):
+    """Token -> id of its lowercased form in ``vocab`` (:data:`_UNSEEN` if none); each distinct
+    token is lowercased once, on first sight."""
+
+    def __init__(self, vocab: dict[str, int]) -> None:
+        super().__init__()
+        self.vocab = vocab
+
+    def __missing__(self, token: str) -> int:
+        value = self[token] = self.vocab.get(token.lower(), _UNSEEN)
+        return value
+
+
 @dataclass(frozen=True)
 class PreparedRefs:
-    """References as integer ids, ``ids[r][s]``, with the token-to-id map."""
+    """References as integer ids in one flat array, with the token-to-id map.
+
+    Segment ``s`` of reference set ``r`` is ``flat[offsets[k]:offsets[k + 1]]`` with
+    ``k = r * n_segments + s``; ``counts`` holds each reference set's number of segments.
+    ``vocab`` maps the (lowercased, if ``lowercase``) reference tokens to ids.
+    """
 
     vocab: dict[str, int]
-    ids: tuple[tuple[np.ndarray, ...], ...]
+    flat: np.ndarray
+    offsets: np.ndarray
+    counts: tuple[int, ...]
+    lowercase: bool = False
+    _lowercase_ids: dict[str, int] = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_lowercase_ids", _LowercaseIds(self.vocab))
+
+    def ids(self, tokens: Iterable[str], count: int) -> np.ndarray:
+        """Ids of ``count`` hypothesis tokens, :data:`_UNSEEN` for those in no reference.
+
+        One pass over all tokens, one dictionary lookup each, without a Python frame per token.
+        """
+        if self.lowercase:
+            found: Iterator[int] = map(self._lowercase_ids.__getitem__, tokens)
+        else:
+            found = map(self.vocab.get, tokens, repeat(_UNSEEN))
+        return np.fromiter(found, dtype=np.int64, count=count)
 
 
 @dataclass(frozen=True)
@@ -78,35 +116,41 @@ class TER(Metric):
             f"|version:{metaeval.__version__}"
         )
 
-    def _tokens(self, tokens: Tokens) -> Sequence[str]:
-        return tokens if self.case_sensitive else [t.lower() for t in tokens]
-
     def prepare(self, refs: Refs) -> PreparedRefs:
-        """Map reference tokens to integer ids once; every system reuses them."""
-        vocab: dict[str, int] = {}
-        ids = tuple(
-            tuple(
-                np.fromiter((vocab.setdefault(t, len(vocab)) for t in self._tokens(seg)), dtype=np.int64)
-                for seg in ref_set
-            )
-            for ref_set in refs
-        )
-        return PreparedRefs(vocab, ids)
+        """Map reference tokens to integer ids once (first occurrence order), in one flat array;
+        every system reuses it."""
+        segments = [seg for ref_set in refs for seg in ref_set]
+        lengths = np.fromiter(map(len, segments), dtype=np.int64, count=len(segments))
+        tokens = list(chain.from_iterable(segments))
+        if not self.case_sensitive:
+            tokens = list(map(str.lower, tokens))
+        vocab = {t: i for i, t in enumerate(dict.fromkeys(tokens))}
+        flat = np.fromiter(map(vocab.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+        counts = tuple(len(ref_set) for ref_set in refs)
+        return PreparedRefs(vocab, flat, _offsets(lengths), counts, not self.case_sensitive)
+
+    def kernel_pairs(self, hyps: Sequence[Tokens], prepared: PreparedRefs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(hyp_flat, hyp_offsets, ref_flat, ref_offsets)`` of every (reference set, segment) pair.
+
+        The hypothesis tokens of all segments are mapped to reference ids in one pass; with
+        several references the hypotheses repeat once per reference set, as the pairs are
+        ordered reference set by reference set.
+        """
+        lengths = np.fromiter(map(len, hyps), dtype=np.int64, count=len(hyps))
+        ids = prepared.ids(chain.from_iterable(hyps), int(lengths.sum()))
+        n_refs = len(prepared.counts)
+        return np.tile(ids, n_refs), _offsets(np.tile(lengths, n_refs)), prepared.flat, prepared.offsets
 
     def segment_stats(self, hyps: Sequence[Tokens], prepared: PreparedRefs) -> np.ndarray:
         """``[edits, average reference length]`` per segment, float64 ``(len(hyps), 2)``."""
         if not isinstance(prepared, PreparedRefs):
             prepared = self.prepare(prepared)
-        lengths = sorted({len(hyps)} | {len(r) for r in prepared.ids})
+        lengths = sorted({len(hyps)} | set(prepared.counts))
         if len(lengths) != 1:
             raise ValueError(f"ter: hyps and refs must have the same number of segments, got {lengths}")
-        vocab = prepared.vocab
-        hyp_ids = [
-            np.fromiter((vocab.get(t, _UNSEEN) for t in self._tokens(seg)), dtype=np.int64) for seg in hyps
-        ]
         from metaeval.metrics import tercom
 
-        return tercom.best_edits(hyp_ids, prepared.ids)
+        return tercom.best_edits_flat(*self.kernel_pairs(hyps, prepared), len(prepared.counts))
 
     def score(self, stats: np.ndarray) -> np.ndarray:
         """``edits / ref_len`` (1 if ``ref_len`` is 0 with edits, 0 with none); ``1 -`` that if inverted."""
@@ -116,3 +160,10 @@ class TER(Metric):
         with np.errstate(divide="ignore", invalid="ignore"):
             ter = np.where(length > 0, edits / np.where(length > 0, length, 1.0), np.where(edits > 0, 1.0, 0.0))
         return 1.0 - ter if self.invert else ter
+
+
+def _offsets(lengths: np.ndarray) -> np.ndarray:
+    """Start of each segment in a flat array, and the total at the end."""
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets

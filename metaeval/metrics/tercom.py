@@ -710,12 +710,28 @@ def best_edits(hyps: Sequence[np.ndarray], refs: Sequence[Sequence[np.ndarray]])
     ``refs`` is ``[n_refs][n_segments]``. The edits are the fewest over the references (tercom
     keeps the first best); the length is the mean of the reference lengths.
     """
-    n_refs = len(refs)
-    n_seg = len(hyps)
-    all_hyps = [h for _ in range(n_refs) for h in hyps]
-    all_refs = [r for ref_set in refs for r in ref_set]
-    edits = pair_edits(all_hyps, all_refs).reshape(n_refs, n_seg)
-    lengths = np.array([[len(r) for r in ref_set] for ref_set in refs], dtype=np.float64).reshape(n_refs, n_seg)
+    hyp_flat, hyp_off = _flatten([h for _ in refs for h in hyps])
+    ref_flat, ref_off = _flatten([r for ref_set in refs for r in ref_set])
+    return best_edits_flat(hyp_flat, hyp_off, ref_flat, ref_off, len(refs))
+
+
+def best_edits_flat(hyp_flat: np.ndarray, hyp_off: np.ndarray, ref_flat: np.ndarray, ref_off: np.ndarray,
+                    n_refs: int) -> np.ndarray:
+    """:func:`best_edits` of pairs already laid out flat, reference set by reference set.
+
+    Pair ``k = r * n_segments + s`` is ``hyp_flat[hyp_off[k]:hyp_off[k + 1]]`` against
+    ``ref_flat[ref_off[k]:ref_off[k + 1]]`` (int64 ids; offsets of ``n_refs * n_segments + 1``).
+    """
+    n_pairs = len(hyp_off) - 1
+    if len(ref_off) != len(hyp_off) or n_refs < 1 or n_pairs % n_refs:
+        raise ValueError(f"best_edits_flat: {n_pairs} hypotheses and {len(ref_off) - 1} references "
+                         f"do not form {n_refs} reference sets")
+    n_seg = n_pairs // n_refs
+    if n_pairs:
+        edits = _batch_edits(hyp_flat, hyp_off, ref_flat, ref_off).reshape(n_refs, n_seg)
+    else:
+        edits = np.zeros((n_refs, 0), dtype=np.int64)
+    lengths = np.diff(ref_off).astype(np.float64).reshape(n_refs, n_seg)
     out = np.empty((n_seg, 2), dtype=np.float64)
     out[:, 0] = edits.min(axis=0)
     out[:, 1] = lengths.mean(axis=0)

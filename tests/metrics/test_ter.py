@@ -130,6 +130,24 @@ def test_case_option():
     assert ter_of("A b", "a b", case_sensitive=False)[1] == 0.0
 
 
+def test_shared_reference_preparation_matches_each_system_alone():
+    # two reference sets, three systems sharing one preparation, lowercasing with tokens that only
+    # match once lowercased (the Greek final sigma lowercases the same inside and outside a list),
+    # unseen tokens and an empty segment: each system's statistics equal those of the system
+    # scored on its own, segment by segment (hand-checked edits below)
+    metric = TER(case_sensitive=False)
+    refs = [[toks("ΟΔΟΣ a b"), toks("x y"), []], [toks("οδος b a"), toks("Y X z"), toks("q")]]
+    systems = [[toks("a b ΟΔΟΣ"), toks("X Y"), toks("q")], [toks("p p p"), [], []], [toks("οδος A B"), toks("y"), toks("Q r")]]
+    shared = metric.prepare(refs)
+    for hyps in systems:
+        alone = np.vstack([metric.stats([h], [[ref[i]] for ref in refs]) for i, h in enumerate(hyps)])
+        np.testing.assert_array_equal(metric.segment_stats(hyps, shared), alone)
+    # "a b ΟΔΟΣ" vs "οδος b a": 2 substitutions; vs "ΟΔΟΣ a b": one shift
+    np.testing.assert_array_equal(metric.segment_stats(systems[0], shared)[0], [1.0, 3.0])
+    # "q" against an empty reference (1 edit) and against "q" (none); length (0 + 1) / 2
+    np.testing.assert_array_equal(metric.segment_stats(systems[0], shared)[2], [0.0, 0.5])
+
+
 def test_invert_direction_signature_and_registry():
     ter, one_minus = get_metric("ter"), get_metric("1-ter")
     assert ter == TER() and one_minus == TER(invert=True)
