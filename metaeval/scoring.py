@@ -10,6 +10,7 @@ without one, everything runs in this process. The numbers do not depend on the e
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import os
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
@@ -18,10 +19,12 @@ import numpy as np
 import pandas as pd
 
 from metaeval.corpora.model import Corpus
+from metaeval import segmenting
 from metaeval.errors import MetaevalError
 from metaeval.metrics import get_metric
 from metaeval.metrics.base import Metric
 from metaeval.scoretable import SCORE_COLUMNS, ConfigScores
+from metaeval.segmenting import Pending
 
 LEVELS = ("seg", "doc", "sys")
 
@@ -404,8 +407,21 @@ def score_corpus(
         if pairs:
             report(pairs * n_seg)
 
+    def help_until(ready: Callable[[], bool]) -> None:
+        """While ``ready()`` is false, score here the chunks no worker has started yet
+        (latest first), so this process works instead of waiting."""
+        for future in reversed(list(pending)):
+            if ready():
+                return
+            if future.cancel():
+                k, group, args = pending.pop(future)
+                collect(k, _score_chunk(*args, report))
+
     if progress:
         progress("scoring", 0, total)
+    # Every segmentation starts now (on workers where there are any), in segmenter order.
+    started: dict[int, tuple[Pending, list[str], dict[str, list[str]]]] = {}
+    todo_of: dict[int, list[tuple[int, str]]] = {}
     for k, seg in enumerate(segs):
         for m in range(len(choices)):
             for system in systems:
@@ -416,27 +432,41 @@ def score_corpus(
         if not missing:
             report(len(systems) * len(choices) * n_seg)
             continue
-        if cache is not None:
-            known = cache.lookup(seg, unique)
-            todo = [t for t in unique if t not in known]
-            known.update(zip(todo, _segment_with_progress(seg, specs[k], todo, jobs, executor, progress)))
-            if todo:
-                cache.store(seg, {t: known[t] for t in todo})
-            table = known
-        else:
-            table = dict(zip(unique, _segment_with_progress(seg, specs[k], unique, jobs, executor, progress)))
+        todo_of[k] = missing
+        known = cache.lookup(seg, unique) if cache is not None else {}
+        todo = [t for t in unique if t not in known]
+        here = functools.partial(_segment_with_progress, seg, specs[k], todo, jobs, executor, progress)
+        work = segmenting.start(seg, specs[k], todo, jobs=jobs, executor=executor, here=here)
+        if progress and work.futures:
+            progress(f"segmenting {getattr(seg, 'name', 'texts')}", 0, len(todo))
+        started[k] = (work, todo, known)
+    for k, seg in enumerate(segs):
+        if k not in started:
+            continue
+        work, todo, known = started.pop(k)
+        in_workers = bool(work.futures)
+        help_until(work.done)
+        tokens = work.result()
+        if progress and in_workers:
+            progress(f"segmenting {getattr(seg, 'name', 'texts')}", len(todo), len(todo))
+        known.update(zip(todo, tokens))
+        if cache is not None and todo:
+            cache.store(seg, {t: known[t] for t in todo})
+        table = known
+        del work, tokens
+        missing = todo_of[k]
         ref_tokens = [[list(table[t]) for t in ref] for ref in corpus.refs_list()]
         hyp_tokens = {name: [list(table[t]) for t in hyps] for name, hyps in corpus.systems.items()}
-        del table
+        del table, known
         planned.add(k)
         for system in systems:
             for kind in sorted({kind for kind in kinds if kind}):
                 reuse.plan(k, kind, system, _segment_keys(kind, ref_tokens, hyp_tokens[system]))
         for group in groups:
             rows = {(m, name): reuse.wanted(k, kinds[m], name) for m, name in missing if name in group}
-            known = len(group) * len(choices) - len(rows)
-            if known:
-                report(known * n_seg)
+            known_pairs = len(group) * len(choices) - len(rows)
+            if known_pairs:
+                report(known_pairs * n_seg)
             if not rows:
                 continue
             chunk = {name: hyp_tokens[name] for name in group}
@@ -447,10 +477,7 @@ def score_corpus(
                 pending[executor.submit(_score_chunk, *args)] = (k, group, args)
     # Segmentation is over: this process takes back the chunks no worker has started yet
     # and scores them itself, while the workers finish theirs.
-    for future in list(pending):
-        if future.cancel():
-            k, group, args = pending.pop(future)
-            collect(k, _score_chunk(*args, report))
+    help_until(lambda: False)
     for future in cf.as_completed(list(pending)):
         k, group, args = pending[future]
         collect(k, future.result(), pairs=len(args[3]))

@@ -3,17 +3,21 @@
 Each segmenter sees each distinct text once. The texts still to segment (not in the
 segmentation cache) are cut into contiguous chunks in first-occurrence order; the chunks'
 tokens are joined back in that order, so the result does not depend on where or when a chunk
-ran. Where a chunk runs:
+ran. :func:`start` begins a segmentation and returns a :class:`Pending` whose ``result()``
+gives the tokens, so that segmentation overlaps with scoring. Where the chunks run:
 
 - with a cluster executor (Dask's ``Client.get_executor()``), every chunk is a task; a worker
   builds each segmenter from its registry spec once and keeps it (one model load per worker),
   and its signature is checked against this process's, so a worker with another dictionary or
   version cannot change a number silently;
-- with ``jobs > 1`` locally, the model is loaded here first and worker processes are forked
-  from this process for the segmenter's chunks, so they share the loaded model (copy on
-  write; pkuseg is about 800 MB) instead of loading one each; this process segments the
-  first chunk itself;
-- otherwise, here.
+- with a local process pool (``--jobs`` > 1), the whole segmentation of one segmenter is one
+  task: the worker loads the model once, segments a first slice, and forks ``jobs - 1``
+  processes from itself for the rest, so they share the loaded model (copy on write; pkuseg is
+  about 800 MB) instead of loading one each. Every segmenter is started at once, so a slow
+  model loads and segments while this process scores the segmenters already done;
+- with ``jobs > 1`` and no pool (:func:`segment_texts`), the model is loaded here first and
+  worker processes are forked from this process for the rest;
+- otherwise, here, when the result is asked for.
 
 Segmenters given as objects rather than registry names are segmented here (they may not
 survive pickling).
@@ -46,14 +50,64 @@ def get_segmenter(item: Any) -> Any:
     return item
 
 
-def _segment_task(key: str, spec: str | None, texts: Sequence[str]) -> tuple[str, list[list[str]]]:
-    """Tokens of ``texts`` in a worker, with the signature of the segmenter that made them."""
+def _segment_task(key: str, spec: str | None, texts: Sequence[str], parts: int = 1) -> tuple[str, list[list[str]]]:
+    """Tokens of ``texts`` in a worker, with the signature of the segmenter that made them;
+    ``parts > 1`` forks ``parts - 1`` processes from this worker once its model is loaded."""
     seg = _WORKER_SEGMENTERS.get(key)
     if seg is None:
         if spec is None:
             raise MetaevalError(f"segmenter {key!r} is not known in this worker")
         seg = _WORKER_SEGMENTERS[key] = get_segmenter(spec)
+    if parts > 1:
+        return seg.signature(), segment_texts(seg, None, texts, jobs=parts)
     return seg.signature(), [list(tokens) for tokens in seg.segment_many(list(texts))]
+
+
+class Pending:
+    """A segmentation under way in other processes (``futures``), or to compute here
+    (``compute``) when :meth:`result` is first asked for."""
+
+    def __init__(self, signature: str, futures: Sequence[cf.Future] = (), compute: Any = None) -> None:
+        self.signature = signature
+        self.futures = list(futures)
+        self.compute = compute
+        self._tokens: list[list[str]] | None = None
+
+    def done(self) -> bool:
+        """True when :meth:`result` would not wait for another process (it may compute here)."""
+        return all(f.done() for f in self.futures)
+
+    def result(self) -> list[list[str]]:
+        if self._tokens is None:
+            if self.compute is not None:
+                self._tokens = self.compute()
+            else:
+                out: list[list[str]] = []
+                for future in self.futures:
+                    got, tokens = future.result()
+                    _check_signature(self.signature, got)
+                    out += tokens
+                self._tokens = out
+            self.futures, self.compute = [], None
+        return self._tokens
+
+
+def start(seg: Any, spec: str | None, texts: Sequence[str], *, jobs: int = 1,
+          executor: cf.Executor | None = None, here: Any = None) -> Pending:
+    """Begin segmenting ``texts`` (distinct texts) with ``seg``; see the module docstring for
+    where. ``here()`` computes the tokens in this process when no worker takes them (default:
+    :func:`segment_texts`)."""
+    texts = list(texts)
+    signature = seg.signature()
+    local = here or (lambda: segment_texts(seg, spec, texts, jobs=jobs))
+    if not texts or executor is None or spec is None:
+        return Pending(signature, compute=local)
+    if isinstance(executor, cf.ProcessPoolExecutor):
+        if jobs <= 1:
+            return Pending(signature, compute=local)
+        return Pending(signature, [executor.submit(_segment_task, signature, spec, texts, jobs)])
+    chunks = split(texts, 4 * _workers(executor, jobs))
+    return Pending(signature, [executor.submit(_segment_task, signature, spec, chunk) for chunk in chunks])
 
 
 def split(items: Sequence[Any], parts: int) -> list[Sequence[Any]]:
@@ -102,6 +156,7 @@ def segment_texts(seg: Any, spec: str | None, texts: Sequence[str], *, jobs: int
     if projected < MIN_PARALLEL_SECONDS:
         return head + [list(t) for t in seg.segment_many(rest)]
     chunks = split(rest, jobs)
+    inserted = signature not in _WORKER_SEGMENTERS
     _WORKER_SEGMENTERS[signature] = seg
     try:
         context = multiprocessing.get_context("fork")
@@ -113,7 +168,8 @@ def segment_texts(seg: Any, spec: str | None, texts: Sequence[str], *, jobs: int
                 _check_signature(signature, got)
                 out += tokens
     finally:
-        _WORKER_SEGMENTERS.pop(signature, None)
+        if inserted:
+            _WORKER_SEGMENTERS.pop(signature, None)
     return out
 
 
@@ -129,4 +185,4 @@ def _workers(executor: cf.Executor, jobs: int) -> int:
     return max(1, int(count or jobs or 1))
 
 
-__all__ = ["get_segmenter", "segment_texts", "split"]
+__all__ = ["Pending", "get_segmenter", "segment_texts", "split", "start"]
