@@ -13,9 +13,11 @@ Every ratio compares two timings taken in this command on the same data:
   sacrebleu's TER takes about half a second a pair on character-level paragraphs, so it is
   timed on a seeded sample of pairs and both sides are compared per pair on that sample;
 - GTM (e = 1, 2, 3), METEOR exact, NIST: our throughput;
-- correlation with 1000 bootstrap samples;
-- the whole ``metaeval run`` with its defaults, in a fresh process, against the segmentation
-  floor measured the same way, with peak memory.
+- correlation with 1000 bootstrap samples.
+
+The whole ``metaeval run`` against the segmentation floor is ``benchmarks.scale``. The results
+go under the keys ``datasets`` and ``machine`` of ``benchmarks/results.json`` (other keys are
+kept), with the load average of the machine at the start and the end.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+
+from benchmarks.store import update_key
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("METAEVAL_DATA", REPO.parent / "shared" / "data")).resolve()
@@ -171,9 +175,10 @@ def stage_ter(corpus, refs, hyps, sample: int, seed: int, level: str) -> dict[st
         "ours_seconds_all_pairs": ours_all,
         "ours_pairs_per_second": len(pairs) / ours_all,
         "ours_seconds_sample": ours_sample,
+        "ours_pairs_per_second_sample": len(sample_pairs) / ours_sample,
         "sacrebleu_seconds_sample": base_sample,
         "sacrebleu_pairs_per_second": len(sample_pairs) / base_sample,
-        "speedup": base_sample / ours_sample,
+        "speedup": base_sample / ours_sample,  # = ours_pairs_per_second_sample / sacrebleu_pairs_per_second
         "fraction_equal_to_sacrebleu": agree,
     }
 
@@ -205,65 +210,6 @@ def stage_correlation(name: str, n_bootstrap: int) -> dict[str, Any]:
     return {"configs": len(scored.configs), "rows": len(results), "n_bootstrap": n_bootstrap, "seconds": seconds}
 
 
-def _tree_rss_kb(pid: int) -> int:
-    """Resident memory of a process and all its descendants, from /proc (Linux)."""
-    total, stack, seen = 0, [pid], set()
-    while stack:
-        p = stack.pop()
-        if p in seen:
-            continue
-        seen.add(p)
-        try:
-            with open(f"/proc/{p}/status", encoding="ascii") as handle:
-                total += next((int(line.split()[1]) for line in handle if line.startswith("VmRSS:")), 0)
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children", encoding="ascii") as handle:
-                    stack += [int(c) for c in handle.read().split()]
-        except (FileNotFoundError, ProcessLookupError, PermissionError):
-            continue
-    return total
-
-
-def stage_run(name: str, segmenter_names: list[str]) -> dict[str, Any]:
-    """The whole `metaeval run` in a fresh process, against the segmentation floor (same way).
-
-    The floor is measured in a fresh process too: import and load each segmenter and segment
-    every unique text once. Peak memory is the largest sum of resident memory over the run's
-    process tree (main process and scoring workers), sampled every 50 ms.
-    """
-    floor_code = (
-        "import json,time\n"
-        "from metaeval import corpora\n"
-        f"c,_=corpora.read({str(DATA / name)!r})\n"
-        "texts=list(dict.fromkeys([t for r in c.refs_list() for t in r]+[t for h in c.systems.values() for t in h]))\n"
-        "t=time.perf_counter()\n"
-        "from metaeval import segmenters\n"
-        f"[segmenters.get(n).segment_many(texts) for n in {segmenter_names!r}]\n"
-        "print(json.dumps({'seconds':time.perf_counter()-t}))\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", floor_code], capture_output=True, text=True, check=True, cwd=REPO)
-    floor = json.loads(proc.stdout.strip().splitlines()[-1])["seconds"]
-    start = time.perf_counter()
-    child = subprocess.Popen(
-        [sys.executable, "-m", "metaeval.cli", "run", str(DATA / name), "--format", "json", "--quiet"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=REPO,
-    )
-    peak = 0
-    while child.poll() is None:
-        peak = max(peak, _tree_rss_kb(child.pid))
-        time.sleep(0.05)
-    total = time.perf_counter() - start
-    if child.returncode != 0:
-        raise RuntimeError(f"metaeval run failed: {child.stderr.read().strip()}")
-    return {
-        "segmenters": segmenter_names,
-        "segmentation_floor_seconds": floor,
-        "run_seconds": total,
-        "ratio_run_to_segmentation": total / floor,
-        "peak_rss_mb_process_tree": peak / 1024,
-    }
-
-
 def main(argv: list[str] | None = None) -> int:
     import logging
 
@@ -273,12 +219,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(REPO / "benchmarks" / "results.json"))
     parser.add_argument("--ter-sample", type=int, default=None)
     parser.add_argument("--seed", type=int, default=20261122)
-    parser.add_argument("--stages", default="segmentation,bleu,ter,metrics,correlation,run")
+    parser.add_argument("--stages", default="segmentation,bleu,ter,metrics,correlation")
     args = parser.parse_args(argv)
     stages = set(args.stages.split(","))
     ter_sample = args.ter_sample or (40 if args.quick else 200)
     report: dict[str, Any] = {
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
+                    "load_average_1_5_15_at_start": list(os.getloadavg())},
         "datasets": {},
     }
     for name in DATASETS:
@@ -309,13 +256,12 @@ def main(argv: list[str] | None = None) -> int:
             )
         if "correlation" in stages and not big:
             entry["correlation"] = stage_correlation(name, 1000)
-        if "run" in stages and not big:
-            entry["run"] = stage_run(name, ["char", "cjk-char", "jieba", "pkuseg"])
         report["datasets"][name] = entry
         print(render_summary(name, entry), flush=True)
-    text = json.dumps(report, indent=1, sort_keys=True)
-    Path(args.out).write_text(text + "\n", encoding="utf-8")
-    print(f"written: {args.out}")
+    report["machine"]["load_average_1_5_15_at_end"] = list(os.getloadavg())
+    for key in ("machine", "datasets"):
+        update_key(key, report[key], Path(args.out))
+    print(f"written: {args.out} [machine, datasets]")
     return 0
 
 
@@ -334,21 +280,17 @@ def render_summary(name: str, entry: dict[str, Any]) -> str:
         if key in entry:
             t = entry[key]
             lines.append(
-                f"TER {t['level']:6s}: ours {t['ours_pairs_per_second']:.0f} pairs/s, sacrebleu "
+                f"TER {t['level']:6s}: on {t['pairs_sampled']} sampled pairs ours "
+                f"{t['pairs_sampled'] / t['ours_seconds_sample']:.0f} pairs/s, sacrebleu "
                 f"{t['sacrebleu_pairs_per_second']:.1f} pairs/s -> {t['speedup']:.0f}x faster "
-                f"({t['fraction_equal_to_sacrebleu']:.1%} equal to sacrebleu on {t['pairs_sampled']} pairs)"
+                f"({t['fraction_equal_to_sacrebleu']:.1%} equal to sacrebleu); all pairs: ours "
+                f"{t['ours_pairs_per_second']:.0f} pairs/s"
             )
     for spec, v in entry.get("metrics_char", {}).items():
         lines.append(f"{spec:10s} char: {v['pairs_per_second']:8.0f} pairs/s ({v['seconds']:.2f} s)")
     if "correlation" in entry:
         c = entry["correlation"]
         lines.append(f"correlation: {c['configs']} configs, {c['n_bootstrap']} bootstrap samples: {c['seconds']:.2f} s")
-    if "run" in entry:
-        r = entry["run"]
-        lines.append(
-            f"metaeval run (defaults): {r['run_seconds']:.1f} s vs segmentation {r['segmentation_floor_seconds']:.1f} s"
-            f" -> ratio {r['ratio_run_to_segmentation']:.2f}; peak memory {r['peak_rss_mb_process_tree']:.0f} MB"
-        )
     return "\n".join(lines)
 
 

@@ -21,12 +21,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 from benchmarks.bench import DATA, REPO
 from benchmarks.store import update_key
@@ -66,36 +66,36 @@ def _memory_kb(pid: int) -> tuple[int, int]:
 
 def measured_run(argv: list[str]) -> dict[str, float]:
     """Wall time and peak memory of ``python -m metaeval ARGV`` in a fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "metaeval", *argv], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True, cwd=REPO)
-    peak_rss = peak_pss = 0
-    while child.poll() is None:
-        rss, pss = _memory_kb(child.pid)
-        peak_rss, peak_pss = max(peak_rss, rss), max(peak_pss, pss)
-        time.sleep(0.05)
-    seconds = time.perf_counter() - start
-    if child.returncode != 0:
-        raise RuntimeError(f"metaeval {' '.join(argv)} failed: {child.stderr.read().strip()}")
-    return {"seconds": seconds, "peak_rss_mb": peak_rss / 1024, "peak_pss_mb": peak_pss / 1024}
+    with tempfile.TemporaryFile() as errors:
+        child = subprocess.Popen([sys.executable, "-m", "metaeval", *argv], stdout=subprocess.DEVNULL,
+                                 stderr=errors, cwd=REPO)
+        peak_rss = peak_pss = 0
+        while child.poll() is None:
+            rss, pss = _memory_kb(child.pid)
+            peak_rss, peak_pss = max(peak_rss, rss), max(peak_pss, pss)
+            time.sleep(0.05)
+        seconds = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if child.returncode != 0:
+            errors.seek(0)
+            raise RuntimeError(f"metaeval {' '.join(argv)} failed: {errors.read().decode(errors='replace').strip()}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"seconds": seconds, "cpu_seconds": cpu, "peak_rss_mb": peak_rss / 1024, "peak_pss_mb": peak_pss / 1024}
 
 
 def segmentation_floor(corpus: Path, names: list[str]) -> float:
     code = (
-        "import json,time\nimport corpora\n"
+        "import json,time\nfrom metaeval import corpora\n"
         f"c,_=corpora.read({str(corpus)!r})\n"
         "texts=list(dict.fromkeys([t for r in c.refs_list() for t in r]+[t for h in c.systems.values() for t in h]))\n"
-        "t=time.perf_counter()\nimport segmenters\n"
+        "t=time.perf_counter()\nfrom metaeval import segmenters\n"
         f"[segmenters.get(n).segment_many(texts) for n in {names!r}]\n"
         "print(json.dumps({'seconds':time.perf_counter()-t}))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     return json.loads(proc.stdout.strip().splitlines()[-1])["seconds"]
-
-
-def store(entry: dict[str, Any], path: Path) -> None:
-    """Update only :data:`KEY` of the results file, atomically."""
-    update_key(KEY, entry, path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         "ratio_cold_to_segmentation": cold["seconds"] / floor,
         "ratio_warm_to_cold": warm["seconds"] / cold["seconds"],
     }
-    store(entry, args.out)
+    update_key(KEY, entry, args.out)
     print(f"load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print("| measure | value | ratio | target |\n|---|---|---|---|")
     print(f"| metaeval run {args.dataset}, defaults, cold | {cold['seconds']:.1f} s (segmentation alone {floor:.1f} s) "

@@ -1,0 +1,57 @@
+"""The README's Speed section is what ``python -m benchmarks.readme`` writes from the committed
+``benchmarks/results.json``, and its targets table computes every ratio from the stored timings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchmarks.readme import BEGIN, END, README, rewrite, section
+from benchmarks.targets import markdown, read_results, read_runtime, targets
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_speed_section_is_generated_from_the_committed_results():
+    text = README.read_text(encoding="utf-8")
+    assert text.count(BEGIN) == 1 and text.count(END) == 1
+    assert rewrite(text, section(read_results(), read_runtime())) == text, (
+        "README.md's Speed section differs from benchmarks/results.json: run python -m benchmarks.readme"
+    )
+
+
+def _results() -> dict:
+    """Stored results of a made-up machine, with round numbers to check by hand."""
+    return {
+        "scale": {
+            "dataset": "wmt24-esa/en-zh", "jobs": "0", "cpus": 2, "segmentation_floor_seconds": 16.0,
+            "cold": {"seconds": 12.0, "peak_pss_mb": 1600.0, "peak_rss_mb": 2048.0},
+            "warm": {"seconds": 2.0, "peak_pss_mb": 200.0, "peak_rss_mb": 250.0},
+            "load_average_1_5_15_at_start": [0.5, 0.4, 0.3],
+        },
+        "large": {"lines": 10000, "systems": 50, "segmenters": ["char", "jieba"], "metrics": ["bleu", "ter", "chrf"],
+                  "seconds": 120.0, "peak_pss_mb": 3584.0, "peak_rss_mb": 4096.0,
+                  "load_average_1_5_15_at_start": [1.0, 1.0, 1.0]},
+        "ter_setup": {"word_level_min_speedup": 2.5, "all_numbers_identical": True},
+    }
+
+
+def test_targets_compute_ratios_from_the_stored_timings_by_hand():
+    rows = {row.target: row for row in targets(_results(), {"seconds": 100.0, "warm_seconds": 30.0, "datasets": ["a"] * 7})}
+    cold = rows["≤ 0.75× single-process segmentation"]
+    assert cold.ratio == 12.0 / 16.0 and cold.met is True and cold.ratio_text == "0.75× segmentation" and cold.load == 0.5
+    warm = rows["≤ 10% of cold"]
+    assert warm.ratio == 2.0 / 12.0 and warm.met is False and warm.ratio_text == "16.7% of cold"
+    memory = rows["≤ 1.5 GB"]
+    assert memory.value == 1600.0 / 1024 and memory.met is False  # 1.5625 GB
+    assert rows["≤ 2 min"].met is True and rows["≤ 20 s"].met is False and rows["≤ 20 s"].ratio == 1.5
+    assert rows["≤ 150 s"].met is True and rows["≤ 3 GB"].value == 3.5 and rows["≤ 3 GB"].met is False
+    assert rows["2× faster, identical"].met is True and rows["2× faster, identical"].ratio == 1.25
+
+
+def test_targets_not_measured_are_shown_as_such():
+    table = markdown(targets({}, None))
+    assert table.count("not measured") + table.count("not recorded") == 8 and "yes" not in table
+    results = _results()
+    results["ter_setup"]["all_numbers_identical"] = False
+    row = [r for r in targets(results, None) if r.target == "2× faster, identical"][0]
+    assert row.met is False and "NOT identical" in row.measured
