@@ -414,8 +414,8 @@ def score_corpus(
             if ready():
                 return
             if future.cancel():
-                k, group, args = pending.pop(future)
-                collect(k, _score_chunk(*args, report))
+                k, _, (chosen, refs, chunk, rows) = pending.pop(future)
+                collect(k, _score_chunk(chosen, refs, chunk, rows, report))
 
     if progress:
         progress("scoring", 0, total)
