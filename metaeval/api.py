@@ -433,8 +433,9 @@ def run(
         missing: ``error``, ``skip`` or ``empty`` for segments a system lacks (``--missing``).
         jobs: local worker processes for segmentation and scoring (``--jobs``; 1, the default here,
             works in this process).
-        executor: a cluster executor (Dask's ``Client.get_executor()``, ``--scheduler``) that
-            shares the work; the numbers do not depend on it.
+        executor: a process pool or a cluster executor (Dask's ``Client.get_executor()``,
+            ``--scheduler``) that shares segmentation, scoring and the bootstrap; the numbers do
+            not depend on it.
         cache_dir: keep segmentations and per-segment statistics by content hash across runs,
             so a rerun computes only what changed (``--cache-dir``).
         progress: called as ``progress(stage, done, total)``.
@@ -485,11 +486,12 @@ def run(
         store=cache_dir,
         **statistics_options,
         return_samples=True,
+        executor=executor,
     )
     if doc_level:
         results, samples = _with_documents(results, samples, corpus_obj, scored, human, kinds, dict(
             tie_policy=tie_policy, threshold=threshold, n_bootstrap=n, seed=seed, clusters=n > 0,
-            dataset=corpus_obj.name, progress=progress, **statistics_options,
+            dataset=corpus_obj.name, progress=progress, executor=executor, **statistics_options,
         ))  # fmt: skip
     signature = {
         "dataset": corpus_obj.name,

@@ -22,10 +22,12 @@ translators...) are dropped and named in ``note``.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import dataclasses
 import math
+from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence, TypeVar, cast
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -504,25 +506,40 @@ def _items(
     settings: Settings,
     progress: Progress | None = None,
     store=None,  # noqa: ANN001 - a metaeval.store.Store
+    executor: cf.Executor | None = None,
 ) -> list[tuple[_Item, list[str]]]:
     """Every item of every configuration. The bootstrap resamples are drawn in blocks of at most
     :data:`BOOTSTRAP_BLOCK_ELEMENTS` (samples x segments) from one seeded stream: each block is
     evaluated on its own and the blocks' samples are joined, so memory grows with the data and
-    one block, not with the number of samples (the draws are those of a single draw)."""
+    one block, not with the number of samples (the draws are those of a single draw).
+
+    With an ``executor`` (a process pool, Dask's ``Client.get_executor()``), each block is
+    evaluated in tasks of contiguous groups of configurations (:func:`_items_distributed`);
+    the blocks and their draws are the same, so the numbers are bit for bit those of this
+    process alone."""
     seg_ids = _shared_segments(configs)
     kind_list = _resolve_kinds(judgments, kinds)
     if store is not None:
-        return _items_stored(configs, judgments, kind_list, settings, store, progress)
+        return _items_stored(configs, judgments, kind_list, settings, store, progress, executor)
     if not settings.n_bootstrap:
         return _items_on(configs, judgments, kind_list, settings, seg_ids, None, progress)
     rng = np.random.default_rng(settings.seed)
     block = max(1, BOOTSTRAP_BLOCK_ELEMENTS // len(seg_ids))
+    blocks = (
+        bootstrap_indices(len(seg_ids), min(block, settings.n_bootstrap - start), rng)
+        for start in range(0, settings.n_bootstrap, block)
+    )
+    if executor is None or len(configs) == 0:
+        per_block: Iterator[list[tuple[_Item, list[str]]]] = (
+            _items_on(configs, judgments, kind_list, settings, seg_ids, indices, progress if b == 0 else None)
+            for b, indices in enumerate(blocks)
+        )
+    else:
+        per_block = _items_distributed(configs, judgments, kind_list, settings, seg_ids, blocks, executor, progress)
     merged: list[tuple[_Item, list[str]]] = []
     parts: list[list[np.ndarray | None]] = []
-    for start in range(0, settings.n_bootstrap, block):
-        indices = bootstrap_indices(len(seg_ids), min(block, settings.n_bootstrap - start), rng)
-        found = _items_on(configs, judgments, kind_list, settings, seg_ids, indices, progress if start == 0 else None)
-        if start == 0:
+    for b, found in enumerate(per_block):
+        if b == 0:
             merged, parts = found, [[item.result.samples] for item, _ in found]
         else:
             for i, (item, _) in enumerate(found):
@@ -535,6 +552,82 @@ def _items(
             low, high = percentile_ci(joined, settings.ci) if item.result.defined else (math.nan, math.nan)
             item.result = dataclasses.replace(item.result, samples=joined, ci_low=low, ci_high=high)
     return merged
+
+
+#: Blocks of bootstrap resamples evaluated at once by an executor's workers (the next block's
+#: tasks are queued while one is collected); with the block bound, this bounds memory.
+BLOCKS_IN_FLIGHT = 2
+
+
+def _items_distributed(
+    configs: Sequence[ConfigScores],
+    judgments: Judgments,
+    kind_list: list[str],
+    settings: Settings,
+    seg_ids: list[str],
+    blocks: Iterable[np.ndarray],
+    executor: cf.Executor,
+    progress: Progress | None,
+) -> Iterator[list[tuple[_Item, list[str]]]]:
+    """The items of every configuration, block after block, computed by ``executor``'s workers.
+
+    Each block of resamples goes out as one task per contiguous group of configurations (two
+    groups per worker). A configuration's items depend on the configuration, the judgments and
+    the block only, never on the group it is computed with, so the result does not depend on
+    the executor or the number of workers. At most :data:`BLOCKS_IN_FLIGHT` blocks are queued.
+    """
+    from metaeval.scoring import _default_chunks
+    from metaeval.segmenting import split
+
+    groups = [g for g in split(list(range(len(configs))), min(len(configs), _default_chunks(executor))) if g]
+    pending: deque[list[cf.Future]] = deque()
+    first = True
+
+    def collect(futures: list[cf.Future]) -> list[tuple[_Item, list[str]]]:
+        nonlocal first
+        out: list[tuple[_Item, list[str]]] = []
+        for group, future in zip(groups, futures):
+            for position, item, dropped in future.result():
+                item.config = configs[group[position]]
+                out.append((item, dropped))
+            if first and progress:
+                progress("correlating", group[-1] + 1, len(configs))
+        first = False
+        return out
+
+    if progress:
+        progress("correlating", 0, len(configs))
+    for indices in blocks:
+        # segment indices travel as int32 when they fit (half the bytes); the task restores int64
+        small = indices.astype(np.int32) if len(seg_ids) < 2**31 else indices
+        pending.append([
+            executor.submit(_items_task, [configs[i] for i in group], judgments, kind_list, settings, seg_ids, small)
+            for group in groups
+        ])  # fmt: skip
+        if len(pending) >= BLOCKS_IN_FLIGHT:
+            yield collect(pending.popleft())
+    while pending:
+        yield collect(pending.popleft())
+
+
+def _items_task(
+    configs: list[ConfigScores],
+    judgments: Judgments,
+    kind_list: list[str],
+    settings: Settings,
+    seg_ids: list[str],
+    indices: np.ndarray,
+) -> list[tuple[int, _Item, list[str]]]:
+    """A worker's part of :func:`_items_distributed`: ``(position of the configuration in
+    configs, item without its configuration, dropped systems)`` for one block."""
+    found = _items_on(configs, judgments, kind_list, settings, seg_ids, indices.astype(np.int64), None)
+    position = {id(c): k for k, c in enumerate(configs)}
+    out = []
+    for item, dropped in found:
+        k = position[id(item.config)]
+        item.config = None  # type: ignore[assignment]  # restored by the caller; not sent back
+        out.append((k, item, dropped))
+    return out
 
 
 def _config_key(config: ConfigScores, judged: str, kind_list: list[str], settings: Settings) -> str:
@@ -596,7 +689,7 @@ def _load_items(store, key: str, config: ConfigScores) -> list[tuple[_Item, list
     return out
 
 
-def _items_stored(configs, judgments, kind_list, settings, store, progress):  # noqa: ANN001, ANN202
+def _items_stored(configs, judgments, kind_list, settings, store, progress, executor=None):  # noqa: ANN001, ANN202
     """:func:`_items` with each configuration's items kept in ``store`` by content hash:
     configurations seen before are read back, the others computed (together) and stored."""
     judged = _judgments_digest(judgments)
@@ -604,7 +697,7 @@ def _items_stored(configs, judgments, kind_list, settings, store, progress):  # 
     found = {i: _load_items(store, key, c) for i, (c, key) in enumerate(zip(configs, keys))}
     todo = [i for i, items in found.items() if items is None]
     if todo:
-        computed = _items([configs[i] for i in todo], judgments, kind_list, settings, progress)
+        computed = _items([configs[i] for i in todo], judgments, kind_list, settings, progress, executor=executor)
         for i in todo:
             found[i] = [(item, dropped) for item, dropped in computed if item.config is configs[i]]
             _save_items(store, keys[i], found[i])
@@ -676,6 +769,7 @@ def evaluate(
     permutation_seed: int = 12345,
     store=None,  # noqa: ANN001 - a metaeval.store.Store or a folder
     return_samples: bool = False,
+    executor: cf.Executor | None = None,
 ) -> "pd.DataFrame | tuple[pd.DataFrame, np.ndarray]":
     """The ResultTable of ``configs`` against ``judgments``.
 
@@ -698,6 +792,8 @@ def evaluate(
     ``return_samples=True`` the result is ``(table, samples)``: row ``i`` of ``samples``
     (``[n_rows, n_bootstrap]``, NaN where undefined) holds the bootstrap values of table row
     ``i``, on resamples shared by every row, so any two rows can be compared pairwise.
+    With an ``executor`` (a process pool or Dask's ``Client.get_executor()``) the bootstrap
+    blocks are evaluated by its workers, with bit for bit the same result.
     """
     settings = Settings(
         tie_policy, threshold, tuple(groupings), tuple(statistics), tuple(levels), n_bootstrap, seed, ci, pair_groups,
@@ -705,7 +801,7 @@ def evaluate(
     )  # fmt: skip
     from metaeval.store import as_store
 
-    found = _items(configs, judgments, kinds, settings, progress, as_store(store))
+    found = _items(configs, judgments, kinds, settings, progress, as_store(store), executor)
     table = pd.DataFrame([_row(item, settings, dataset, dropped) for item, dropped in found], columns=list(RESULT_COLUMNS))
     if clusters:
         _add_clusters(table, [item.result for item, _ in found], alpha)

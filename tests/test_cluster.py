@@ -1,4 +1,5 @@
-"""A real Dask cluster (two worker processes) gives the same bytes as this process alone."""
+"""A real Dask cluster (two worker processes) gives the same bytes as this process alone:
+segmentation, scoring and the bootstrap resamples all go to its workers."""
 
 from __future__ import annotations
 
@@ -24,17 +25,36 @@ def _run(corpus, out, *extra: str) -> dict[str, bytes]:  # noqa: ANN001
 
 
 @pytest.mark.skipif(not ZH.is_dir(), reason="shared data folder not found (set METAEVAL_SHARED)")
-def test_local_cluster_jobs_and_serial_give_identical_outputs(tmp_path, capsys):
+def test_local_cluster_jobs_and_serial_give_identical_outputs(tmp_path, capsys, monkeypatch):
+    import metaeval.evaluate as evaluate_module
+
+    # 64 resamples per block: the 200 resamples come in 4 blocks, 2 of them queued at a time
+    monkeypatch.setattr(evaluate_module, "BOOTSTRAP_BLOCK_ELEMENTS", 30 * 64)
+    distributed_blocks = []
+    real = evaluate_module._items_distributed
+
+    def recording(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        for found in real(*args, **kwargs):
+            distributed_blocks.append(len(found))
+            yield found
+
+    monkeypatch.setattr(evaluate_module, "_items_distributed", recording)
     corpus = small_corpus(tmp_path, n=30)
     serial = _run(corpus, tmp_path / "serial", "-j", "1")
+    assert distributed_blocks == []
     assert _run(corpus, tmp_path / "jobs2", "-j", "2") == serial
+    # the two worker processes evaluated the 4 blocks
+    assert len(distributed_blocks) == 4
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         assert len(cluster.workers) == 2
         with distributed.Client(cluster) as client:
             clustered = _run(corpus, tmp_path / "cluster", "--scheduler", cluster.scheduler_address)
             # the segmentation went to the cluster: its workers built the segmenters themselves
             built = client.run(_segmenters_built)
+        # so did the bootstrap (Dask names a task by its function, leading underscores dropped)
+        prefixes = set(cluster.scheduler.task_prefixes)
     assert len(built) == 2 and any(any(sig.startswith("jieba|") for sig in sigs) for sigs in built.values())
+    assert len(distributed_blocks) == 8 and {"segment_task", "score_chunk", "items_task"} <= prefixes
     assert clustered == serial
     capsys.readouterr()
 
