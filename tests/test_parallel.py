@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import json
 import multiprocessing
 import os
 from pathlib import Path
@@ -172,3 +173,33 @@ def test_stored_correlations_give_identical_results(small_corpus, tmp_path, monk
     assert fresh.to_json(double_precision=15) == first.to_json(double_precision=15) == again.to_json(double_precision=15)
     other = evaluate_module.evaluate(configs, judgments, n_bootstrap=100, seed=4, clusters=True, store=tmp_path)
     assert calls and not other.equals(again)  # another seed is another key
+
+
+@pytest.mark.skipif(not WMT24_ZH.is_dir(), reason="shared data folder not found (set METAEVAL_SHARED)")
+def test_jobs_1_and_2_write_identical_json_with_every_default_metric(tmp_path, capsys, monkeypatch):
+    """``score`` and ``run`` with the default segmenters and metrics: the JSON they print or
+    write is byte for byte the same in one process and over two worker processes."""
+    from metaeval.api import default_segmenters
+    from metaeval.cli import main
+    from metaeval.metrics import DEFAULT_METRICS
+    from tests.test_cli import small_corpus as corpus_folder
+
+    # parallel segmentation even for a slice this small
+    monkeypatch.setattr(segmenting, "PROBE_TEXTS", 10)
+    monkeypatch.setattr(segmenting, "MIN_PARALLEL_SECONDS", 0.0)
+    folder = corpus_folder(tmp_path, n=30)
+    # score's own defaults are fewer: ask for run's
+    every = [arg for name in default_segmenters("zh") for arg in ("-s", name)]
+    every += [arg for name in DEFAULT_METRICS for arg in ("-m", name)]
+    outputs = {}
+    for jobs in ("1", "2"):
+        scores = tmp_path / f"scores-{jobs}.json"
+        assert main(["score", str(folder), *every, "-q", "-j", jobs, "--format", "json", "-o", str(scores)]) == 0
+        out = tmp_path / f"run-{jobs}"
+        assert main(["run", str(folder), "-q", "-j", jobs, "--bootstrap", "200", "--format", "json", "--out", str(out)]) == 0
+        printed = capsys.readouterr().out
+        outputs[jobs] = (scores.read_bytes(), printed, (out / "results.json").read_bytes())
+    assert outputs["1"] == outputs["2"]
+    rows = json.loads(outputs["1"][0])
+    assert len({row["metric"] for row in rows}) == len(DEFAULT_METRICS)
+    assert {row["segmenter"] for row in rows} == set(default_segmenters("zh"))
