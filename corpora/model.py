@@ -252,8 +252,9 @@ class Judgments:
         bad = values.isna() | ~np.isfinite(values.to_numpy(dtype=float, na_value=np.nan))
         if bad.any():
             row = table[bad].iloc[0]
+            shown = repr(row["value"]) if isinstance(row["value"], str) else str(row["value"])  # inf, not np.float64(inf)
             raise DataError(
-                f"{self.source or 'judgments'}: non-numeric or non-finite value {row['value']!r} "
+                f"{self.source or 'judgments'}: non-numeric or non-finite value {shown} "
                 f"(segment {row['seg_id']}, system {row['system']!r}, kind {row['kind']!r})"
             )
         table["value"] = values.astype(float)

@@ -124,3 +124,71 @@ def test_two_processes_sharing_a_folder_never_corrupt_it(tmp_path: Path) -> None
     assert "shared text" in data["tokens"] and ({"w0 t19", "w1 t19"} & set(data["tokens"]))
     assert all(tokens == text.split() for text, tokens in data["tokens"].items())
     assert list(tmp_path.glob(".seg-*")) == []
+
+
+def test_storing_only_known_texts_writes_nothing(tmp_path: Path) -> None:
+    cache, seg = SegmentationCache(tmp_path), Counting()
+    cache.store(seg, {"x y": ["x", "y"]})
+    path = tmp_path / cache_file_name(seg.signature())
+    before = path.stat().st_mtime_ns
+    cache.store(seg, {"x y": ["x", "y"]})
+    assert path.stat().st_mtime_ns == before and cache.misses == 1
+
+
+def test_a_cache_without_folder_has_no_file_path() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="no directory"):
+        SegmentationCache()._path("counting|v1")
+
+
+def test_an_entry_that_is_a_folder_is_one_error_naming_it(tmp_path: Path) -> None:
+    import pytest
+
+    from metaeval.errors import FileSystemError
+
+    seg = Counting()
+    (tmp_path / cache_file_name(seg.signature())).mkdir()
+    with pytest.raises(FileSystemError, match=r"seg-[0-9a-f]{24}\.json: segmentation cache entry"):
+        SegmentationCache(tmp_path).segment(seg, ["a b"])
+
+
+def test_an_unwritable_cache_folder_is_one_error_naming_it(tmp_path: Path) -> None:
+    import pytest
+
+    from metaeval.errors import FileSystemError
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    with pytest.raises(FileSystemError, match=r"file/sub/seg-[0-9a-f]{24}\.json: segmentation cache entry a path component is a file"):
+        SegmentationCache(blocker / "sub").segment(Counting(), ["a b"])
+
+
+def test_a_failed_write_leaves_no_temporary_file(tmp_path: Path, monkeypatch) -> None:
+    import os
+
+    import pytest
+
+    from metaeval.errors import FileSystemError
+
+    def full(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full)
+    with pytest.raises(FileSystemError, match=r"seg-[0-9a-f]{24}\.json: cannot write segmentation cache: no space left on device \(disk full\)"):
+        SegmentationCache(tmp_path).segment(Counting(), ["a b"])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_interrupted_write_leaves_no_temporary_file(tmp_path: Path, monkeypatch) -> None:
+    import os
+
+    import pytest
+
+    def interrupted(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        SegmentationCache(tmp_path).segment(Counting(), ["a b"])
+    assert list(tmp_path.iterdir()) == []
