@@ -73,7 +73,7 @@ def _character_class() -> str:
 _CJK = re.compile(_character_class())
 _SPLIT = re.compile("(" + _character_class() + ")")
 _CLUSTER = regex.compile(r"\X")
-_MARK = regex.compile(r"\p{M}")
+_MARKS = regex.compile(r"\p{M}+")
 
 
 def is_cjk(char: str) -> bool:
@@ -112,17 +112,21 @@ class CjkCharSegmenter(Segmenter):
         tokens.extend(self._split13a(" " + "".join(run) + " ").split())
         if self.characters.graphemes:
             # a cluster the 13a rules split (a mark after ASCII punctuation) is one token again
+            # (only the marks move: in "a.\u0301b" the mark joins "." and "b" stays a token)
             merged: list[str] = []
             for token in tokens:
-                if merged and _MARK.match(token):
-                    merged[-1] += token
-                else:
+                marks = _MARKS.match(token)
+                if merged and marks:
+                    merged[-1] += marks.group()
+                    token = token[marks.end():]
+                if token:
                     merged.append(token)
             tokens = merged
         return tokens
 
     def options_signature(self) -> str:
-        return self.characters.signature()
+        # merge:2: only the leading marks of a token move onto the previous one
+        return self.characters.signature() + ("|merge:2" if self.characters.graphemes else "")
 
     @classmethod
     def describe(cls) -> str:

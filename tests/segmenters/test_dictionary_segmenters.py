@@ -125,3 +125,10 @@ def test_mecab_tokens_cover_japanese_references(ja_refs: list[str]) -> None:
     seg = segmenters.get("mecab")
     for line, tokens in zip(ja_refs, seg.segment_many(ja_refs)):
         assert "".join(tokens) == "".join(line.split())
+
+
+def test_ja_mecab_is_ipadic_wakati_as_sacrebleu_uses_it():
+    pytest.importorskip("MeCab", reason="mecab-python3 is in the all extra (pip install -e '.[all]')")
+    seg = segmenters.get("ja-mecab")
+    assert seg("今日は晴れです。") == ["今日", "は", "晴れ", "です", "。"]
+    assert seg.signature().startswith("ja-mecab|mecab-python3:") and "|dict:ipadic:" in seg.signature()

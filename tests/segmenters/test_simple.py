@@ -113,3 +113,14 @@ def test_segment_many_matches_call_and_does_not_share_lists() -> None:
     assert out == [["a", "b"], ["c"], ["a", "b"]]
     out[0].append("x")
     assert out[2] == ["a", "b"]
+
+
+def test_cjk_char_graphemes_moves_only_the_marks_a_13a_split_separated():
+    """13a splits "a.\u0301b" after the period, leaving the combining acute at the start of
+    "\u0301b": the mark rejoins its base "." and "b" stays a token of its own."""
+    seg = segmenters.get("cjk-char:graphemes=true")
+    assert seg("a.\u0301b 中文") == ["a", ".\u0301", "b", "中", "文"]
+    assert seg("e\u0301.\u0301\u0302") == ["e\u0301", ".\u0301\u0302"]
+    assert seg("\u0301x") == ["\u0301x"]  # nothing before it to join
+    assert segmenters.get("cjk-char")("a.\u0301b") == ["a", ".", "\u0301b"]  # code points: 13a as is
+    assert "merge:2" in seg.signature() and "merge" not in segmenters.get("cjk-char").signature()
