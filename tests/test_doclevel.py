@@ -90,3 +90,34 @@ def test_run_doc_level_without_documents_is_one_error_line(tmp_path):
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("metaeval: error:") and "docs.tsv" in lines[0]
+
+
+def test_a_segment_without_document_is_named():
+    with pytest.raises(UsageError, match=r"document level: segment 5 has no document id \(1 segments lack one\)"):
+        document_config(_config(), {k: v for k, v in DOC_OF.items() if k != "5"})
+
+
+def test_without_statistics_a_document_score_is_the_mean_segment_score():
+    config = _config()
+    plain = ConfigScores("ratio", "char", "ratio|char", SYSTEMS, SEGS, config.seg_scores, config.sys_scores)
+    doc = document_config(plain, DOC_OF)
+    # system a: d1 = mean(1/2, 2/4), d2 = 3/4, d3 = mean(1/5, 0/5)
+    np.testing.assert_allclose(doc.seg_scores[0], [0.5, 0.75, 0.1])
+    assert doc.stats is None and doc.score_fn is None
+
+
+def test_default_statistics_skip_system_and_other_level_ones():
+    from metaeval.doclevel import _segment_statistics
+
+    assert _segment_statistics(["sys:pearson", "seg:pearson@item", "doc:kendall", "pearson", "soft_pairwise_accuracy"]) == [
+        "seg:pearson@item", "seg:kendall", "seg:pearson",
+    ]  # fmt: skip
+    with pytest.raises(UsageError, match="statistic doc:nonsense does not exist"):
+        _segment_statistics(["doc:nonsense"])
+
+
+def test_document_level_needs_segment_judgments_of_the_kinds_asked():
+    from metaeval.errors import DataError
+
+    with pytest.raises(DataError, match="document level needs segment judgments"):
+        evaluate_documents([_config()], _judgments(), DOC_OF, kinds=["mqm"], n_bootstrap=0)
