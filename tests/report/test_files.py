@@ -88,3 +88,74 @@ def test_missing_folder_and_folder_target(tmp_path):
         write_atomic(tmp_path / "no" / "such.txt", "x")
     with pytest.raises(UsageError, match="is a folder"):
         write_atomic(tmp_path, "x", overwrite=True)
+
+
+def test_output_folder_rules_for_sub_folders_and_files(tmp_path):
+    from metaeval.report.files import check_output_folder
+
+    out = tmp_path / "out"
+    assert check_output_folder(out, ["results.json", "charts/"]) == out  # new folder, parent exists
+    with pytest.raises(UsageError, match=r"parent folder .*missing does not exist"):
+        check_output_folder(tmp_path / "missing" / "out", ["results.json"])
+    out.mkdir()
+    (out / "charts").write_text("", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"out/charts: is a file, expected a folder for the outputs"):
+        check_output_folder(out, ["charts/"])
+    (out / "results.json").mkdir()
+    with pytest.raises(UsageError, match=r"out/results\.json: is a folder, expected a file path"):
+        check_output_folder(out, ["results.json"])
+    (out / "table.tsv").write_text("", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"out/table\.tsv exists; pass --overwrite to replace the outputs in"):
+        check_output_folder(out, ["table.tsv"])
+    assert check_output_folder(out, ["table.tsv"], overwrite=True) == out
+    with pytest.raises(UsageError, match=r"table\.tsv: is a file, expected a folder for the outputs"):
+        check_output_folder(out / "table.tsv", ["x"])
+
+
+def test_without_hard_links_an_existing_target_is_still_kept(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    def no_links(src, dst):  # noqa: ANN001, ANN202
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    path = write_atomic(tmp_path / "a.txt", "one")
+    assert path.read_text(encoding="utf-8") == "one"
+    assert [p.name for p in tmp_path.iterdir()] == ["a.txt"]  # the temporary file was moved, not linked
+
+
+def test_a_folder_without_room_for_the_temporary_file_is_one_error(tmp_path, monkeypatch):
+    import errno
+    import tempfile
+
+    from metaeval.errors import FileSystemError
+
+    def full(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "mkstemp", full)
+    with pytest.raises(FileSystemError, match=r"a\.txt: cannot write: no space left on device \(disk full\)$"):
+        write_atomic(tmp_path / "a.txt", "one")
+
+
+def test_the_umask_is_read_without_proc(monkeypatch):
+    import builtins
+    import os
+
+    from metaeval.report.files import _umask
+
+    real_open = builtins.open
+
+    def no_proc(file, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        if str(file) == "/proc/self/status":
+            raise OSError("no /proc")
+        return real_open(file, *args, **kwargs)
+
+    mask = os.umask(0o027)
+    try:
+        monkeypatch.setattr(builtins, "open", no_proc)
+        assert _umask() == 0o027
+        assert os.umask(0o027) == 0o027  # left as it was
+    finally:
+        os.umask(mask)
