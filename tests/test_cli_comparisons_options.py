@@ -4,12 +4,13 @@ values it compares are the hand-counted ones of tests/test_cli_correlate_options
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from metaeval.cli import main
-from tests.test_cli_correlate_options import files  # noqa: F401 (fixture)
+from tests.test_cli_correlate_options import METRIC, files  # noqa: F401 (fixture)
 
 #: a second metric on the same segments, so that there is a pair of configurations to compare
 OTHER = {1: (0.1, 0.5, 0.5), 2: (0.2, 0.9, 0.4), 3: (0.6, 0.3, 0.6), 4: (0.2, 0.4, 0.3)}
@@ -21,10 +22,7 @@ OTHER = {1: (0.1, 0.5, 0.5), 2: (0.2, 0.9, 0.4), 3: (0.6, 0.3, 0.6), 4: (0.2, 0.
      (["--threshold", "10"], 4 / 5)],
 )  # fmt: skip
 def test_comparisons_use_the_tie_policy_and_threshold(capsys, files, tmp_path, options, consistency):  # noqa: F811
-    with files["scores"].open("a", encoding="utf-8") as handle:
-        for seg, values in OTHER.items():
-            for system, value in zip("ABC", values):
-                handle.write(f"other\tchar\t{system}\tseg\t{seg}\t{value}\n")
+    add_configs(files["scores"], twin=False)
     out = tmp_path / "comparisons.tsv"
     argv = ["correlate", "--scores", str(files["scores"]), "--judgments", str(files["judgments"]), "--kind", "esa",
             "--statistic", "seg:consistency", "--bootstrap", "20", "--comparisons", str(out), *options]
@@ -36,3 +34,37 @@ def test_comparisons_use_the_tie_policy_and_threshold(capsys, files, tmp_path, o
     toy = next(c for c in compared if c.startswith("toy"))
     assert compared[toy] == pytest.approx(consistency, abs=1e-12)
     assert compared == pytest.approx({c: value[c] for c in compared}, abs=1e-12)
+
+
+def add_configs(scores: Path, twin: bool = True) -> None:
+    """``other`` (OTHER) and ``twin`` (the toy scores again, under another name)."""
+    with scores.open("a", encoding="utf-8") as handle:
+        for seg, values in OTHER.items():
+            for system, value in zip("ABC", values):
+                handle.write(f"other\tchar\t{system}\tseg\t{seg}\t{value}\n")
+        for seg, values in METRIC.items() if twin else ():
+            for system, value in zip("ABC", values):
+                handle.write(f"twin\tchar\t{system}\tseg\t{seg}\t{value}\n")
+
+
+@pytest.mark.parametrize("statistic", ["seg:consistency", "seg:pearson", "sys:spearman", "sys:pairwise_accuracy",
+                                       "sys:soft_pairwise_accuracy", "sys:kendall_c"])
+@pytest.mark.parametrize("method", ["bootstrap", "permutation"])
+def test_every_pair_compares_the_reported_values(capsys, files, tmp_path, statistic, method):  # noqa: F811
+    add_configs(files["scores"])
+    out = tmp_path / "comparisons.tsv"
+    argv = ["correlate", "--scores", str(files["scores"]), "--judgments", str(files["judgments"]), "--kind", "esa",
+            "--statistic", statistic, "--bootstrap", "30", "--compare", method, "--comparisons", str(out)]
+    assert main(argv) == 0, capsys.readouterr().err
+    rows = pd.read_csv(io.StringIO(capsys.readouterr().out), sep="\t", comment="#")
+    value = dict(zip(rows.config, rows.value))
+    tests = pd.read_csv(out, sep="\t")
+    assert len(tests) == 3 and set(tests.method) == {method}
+    for t in tests.itertuples():
+        assert (t.value_a, t.value_b) == pytest.approx((value[t.config_a], value[t.config_b]), abs=1e-12, nan_ok=True)
+        assert 0.0 <= t.p_value <= 1.0
+        if {t.config_a, t.config_b} == {c for c in value if not c.startswith("other")}:
+            # the same scores under two names: nothing to tell them apart
+            assert t.delta == 0.0 and t.p_value == 1.0
+            if method == "bootstrap":
+                assert (t.delta_ci_low, t.delta_ci_high) == (0.0, 0.0)

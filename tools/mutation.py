@@ -30,6 +30,7 @@ import ast
 import csv
 import fnmatch
 import json
+import math
 import os
 import random
 import re
@@ -44,6 +45,7 @@ REPO = Path(__file__).resolve().parents[1]
 RUNS = REPO / "mutation-runs"
 SUMMARY = REPO / "tools" / "mutation-summary.md"
 EQUIVALENT = REPO / "tools" / "mutation-equivalent.tsv"
+PLANTED = REPO / "tools" / "mutation-planted.tsv"
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,9 @@ MODULES = {
     ),
     "metaeval/evaluate.py": Module(
         ("metaeval/evaluate.py",), ("metaeval.evaluate.*",),
-        ("tests/test_evaluate.py", "tests/test_cli_correlate_options.py", "tests/test_paired_tests.py"),
+        ("tests/test_evaluate.py", "tests/test_cli_correlate_options.py", "tests/test_cli_comparisons_options.py",
+         "tests/test_paired_tests.py", "tests/test_tiestats.py",
+         "tests/test_cli.py::test_cache_dir_keeps_segmentations_and_changes_no_number"),
     ),
     "metaeval/equivalence.py": Module(("metaeval/equivalence.py",), ("metaeval.equivalence.*",),
                                       ("tests/test_equivalence.py", "tests/test_equivalence_edges.py")),
@@ -70,8 +74,8 @@ MODULES = {
     ),
     "metaeval/cli.py": Module(
         ("metaeval/cli.py",), ("metaeval.cli.*",),
-        ("tests/test_cli_correlate_options.py", "tests/test_cli.py", "tests/test_cli_run_options.py",
-         "tests/robustness/test_command_lines.py", "tests/robustness/test_output_safety.py"),
+        ("tests/test_cli_correlate_options.py", "tests/test_cli_comparisons_options.py", "tests/test_cli.py",
+         "tests/test_cli_run_options.py", "tests/robustness/test_command_lines.py"),
     ),
     "experiments/": Module(
         ("experiments/li2011/__main__.py", "experiments/denoual2005/__main__.py"),
@@ -225,6 +229,9 @@ def run(labels: list[str], sample: int, seed: int, max_children: int) -> int:
 def rerun(label: str, names: list[str], max_children: int) -> int:
     work = RUNS / _slug(label)
     _keep_results(work)
+    # which test calls which function is collected again: mutmut does not look into new tests of
+    # a file it already knows
+    (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     _configure(work, MODULES[label])  # the current test selection
     for test_dir in MODULES[label].tests:  # and the current tests
         source, target = REPO / test_dir, work / "mutants" / test_dir
@@ -261,15 +268,19 @@ def summary() -> int:
         "equivalent). numba-jitted kernels are not mutated (mutmut skips decorated functions); the golden",
         "tests against tercom, GTM and METEOR cover them.",
         "",
-        "| module | tests run against it | generated | help text | checked | killed | timeout | survived | equivalent | no tests | killed % |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "The checked mutants are a seeded random sample (seed in the table): killed % is an estimate for",
+        "all generated mutants of the module, given with its 95% Wilson score interval. A survivor killed",
+        "by a test added after the first run counts as killed (`rerun` runs it again with the new tests).",
+        "",
+        "| module | tests run against it | generated | help text | checked (seed) | killed | timeout | survived | equivalent | no tests | killed % | 95% interval |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     survivors, listed_equivalent = [], []
     for label, module in MODULES.items():
         work = RUNS / _slug(label)
         plan_path = work / "mutation-plan.json"
         if not plan_path.exists():
-            lines.append(f"| {label} | | | | not run | | | | | | |")
+            lines.append(f"| {label} | | | | not run | | | | | | | |")
             continue
         plan = json.loads(plan_path.read_text(encoding="utf-8"))
         codes = _results(work)
@@ -286,20 +297,101 @@ def summary() -> int:
         killed = sum(counts[k] for k in KILLED)
         base = checked - counts["equivalent"]
         pct = f"{100.0 * killed / base:.1f}" if base else "-"
-        sampled = f"{checked} of {plan['generated'] - plan['help_text_only']}" if plan["sample"] else str(checked)
+        low, high = _wilson(killed, base)
+        interval = f"{100 * low:.0f}–{100 * high:.0f}" if base else "-"
+        sampled = (f"{checked} of {plan['generated'] - plan['help_text_only']} ({plan['seed']})" if plan["sample"]
+                   else str(checked))
         tests = ", ".join(f"`{t}`" for t in module.tests)
         lines.append(
             f"| {label} | {tests} | {plan['generated']} | {plan['help_text_only']} | {sampled} | {counts['killed']} | "
-            f"{counts['timeout']} | {counts['survived']} | {counts['equivalent']} | {counts['no tests']} | {pct} |"
+            f"{counts['timeout']} | {counts['survived']} | {counts['equivalent']} | {counts['no tests']} | {pct} | {interval} |"
         )
     if listed_equivalent:
         lines += ["", "## Equivalent mutants", "", "| mutant | why no result can change |", "|---|---|"]
         lines += [f"| `{n}` | {equivalent[n]} |" for n in sorted(listed_equivalent)]
     if survivors:
         lines += ["", "## Survivors not yet explained", ""] + [f"- `{n}`" for n in sorted(survivors)]
+    if PLANTED.exists():
+        with PLANTED.open(encoding="utf-8") as handle:
+            rows = [r for r in csv.reader(handle, delimiter="\t") if r and not r[0].startswith("#")]
+        lines += ["", "## Planted defects", "", "`python tools/mutation.py planted` applies each alone to a copy of the",
+                  "committed tree and runs the tests named:", "",
+                  "| defect | tests run | outcome | first failing test |", "|---|---|---|---|"]
+        lines += [f"| {r[0]} | {r[1]} | {r[2]} | `{r[3]}` |" if r[3] else f"| {r[0]} | {r[1]} | {r[2]} | |" for r in rows]
     SUMMARY.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print("\n".join(lines[9 : 11 + len(MODULES)]))
+    print("\n".join(line for line in lines if line.startswith("| metaeval") or line.startswith("| experiments")))
     return 0
+
+
+def _wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion k / n (Wilson 1927)."""
+    if n == 0:
+        return math.nan, math.nan
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+#: Defects planted by hand, each of which some test must catch: (label, file, [(old, new, which
+#: occurrence or None for all)], tests). The CLI ones hard-wire an option to its default at
+#: each place its value is passed on.
+CLI_CORRELATE = ("tests/test_cli_correlate_options.py",)
+CLI_RUN = ("tests/test_cli_run_options.py", "-k", "tie_policy or signature")
+CLI_COMPARE = ("tests/test_cli_comparisons_options.py",)
+PLANTS = [
+    ("`2.0 * flipped` → `1.0 * flipped` (paired bootstrap p)", "metaeval/correlation.py",
+     [("2.0 * flipped", "1.0 * flipped", None)], ("tests/test_paired_tests.py",)),
+    ("`--tie-policy` and `--threshold` hard-wired to their defaults everywhere", "metaeval/cli.py",
+     [("args.tie_policy", '"exclude"', None), ("args.threshold", "None", None)], CLI_CORRELATE),
+] + [
+    (f"`--{option}` hard-wired to its default in {where}", "metaeval/cli.py", [(f"args.{option.replace('-', '_')}", default, k)], tests)
+    for k, where, tests in ((0, "`metaeval correlate`", CLI_CORRELATE), (1, "the signature of `correlate`", CLI_CORRELATE),
+                            (2, "`--comparisons`", CLI_COMPARE), (3, "`metaeval run`", CLI_RUN))
+    for option, default in (("tie-policy", '"exclude"'), ("threshold", "None"))
+]
+
+
+def _replace(text: str, old: str, new: str, which: int | None) -> str:
+    if which is None:
+        return text.replace(old, new)
+    at = -1
+    for _ in range(which + 1):
+        at = text.index(old, at + 1)
+    return text[:at] + new + text[at + len(old) :]
+
+
+def planted() -> int:
+    """Apply each planted defect alone to a copy of HEAD, run its tests, record the outcome."""
+    import tempfile
+
+    env = _env()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="metaeval-planted-") as tmp:
+        archive = subprocess.run(["git", "archive", "HEAD"], cwd=REPO, capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        for label, path, edits, tests in PLANTS:
+            target = Path(tmp) / path
+            original = target.read_text(encoding="utf-8")
+            changed = original
+            for old, new, which in edits:
+                changed = _replace(changed, old, new, which)
+            assert changed != original, label
+            target.write_text(changed, encoding="utf-8")
+            try:
+                done = subprocess.run(["nice", "-n", "10", sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
+                                      cwd=tmp, env=env, capture_output=True, text=True)
+            finally:
+                target.write_text(original, encoding="utf-8")
+            failed = [line.split()[1] for line in done.stdout.splitlines() if line.startswith("FAILED")]
+            tail = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+            outcome = f"caught: {re.sub(r' in [0-9.]+s.*', '', tail)}" if done.returncode == 1 and failed else f"NOT caught (exit {done.returncode})"
+            rows.append((label, " ".join(f"`{t}`" if t.startswith("tests/") else t for t in tests), outcome, failed[0] if failed else ""))
+            print("\t".join(rows[-1]), flush=True)
+    with PLANTED.open("w", encoding="utf-8") as handle:
+        handle.write("# defect\ttests run\toutcome\tfirst failing test (written by python tools/mutation.py planted)\n")
+        handle.writelines("\t".join(r) + "\n" for r in rows)
+    return summary() or int(any(not r[2].startswith("caught") for r in rows))
 
 
 def _mutmut_version() -> str:
@@ -324,6 +416,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("names", nargs="+")
     p.add_argument("--max-children", type=int, default=2)
     sub.add_parser("summary", help="write the summary from the last runs")
+    sub.add_parser("planted", help="check that the tests catch each planted defect (see PLANTS)")
     args = parser.parse_args(argv)
     labels = getattr(args, "modules", None) or ([args.module] if args.command == "rerun" else list(MODULES))
     unknown = [m for m in labels if m not in MODULES]
@@ -333,6 +426,8 @@ def main(argv: list[str] | None = None) -> int:
         return run(labels, args.sample, args.seed, args.max_children)
     if args.command == "rerun":
         return rerun(args.module, args.names, args.max_children)
+    if args.command == "planted":
+        return planted()
     return summary()
 
 
