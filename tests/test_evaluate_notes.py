@@ -32,3 +32,13 @@ def test_statistics_signature_records_every_option():
     default = statistics_signature()
     assert default["average"] == "macro" and default["undefined_groups"] == "skip"
     assert default["epsilon"].startswith("re-fitted on every bootstrap resample")
+
+
+def test_compare_resamples_as_often_as_the_command_line_by_default():
+    import inspect
+
+    from metaeval.cli import build_parser
+    from metaeval.evaluate import compare
+
+    run = build_parser().parse_args(["run", "corpus"])
+    assert inspect.signature(compare).parameters["n_bootstrap"].default == run.bootstrap == 1000
