@@ -167,11 +167,12 @@ def test_bootstrap_and_seed_drive_the_intervals(capsys, files):
 def test_signature_records_the_options(capsys, files, tmp_path):
     output = tmp_path / "results.tsv"
     code = main(["correlate", "--scores", str(files["scores"]), "--judgments", str(files["judgments"]),
-                 "--bootstrap", "7", "--seed", "99", "--tie-policy", "half", "-o", str(output)])
+                 "--bootstrap", "7", "--seed", "99", "--tie-policy", "half", "--threshold", "10", "-o", str(output)])
     assert code == 0
     assert not output.read_text(encoding="utf-8").startswith("#")  # a plain table; the signature goes beside it
     signature = json.loads((tmp_path / "results.tsv.signature.json").read_text(encoding="utf-8"))
     assert signature["n_bootstrap"] == 7 and signature["seed"] == 99 and signature["tie_policy"] == "half"
+    assert signature["threshold"] == 10.0
 
 
 def test_judgments_format_is_passed_to_the_reader(capsys, files):
