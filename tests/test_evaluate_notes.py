@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 
 import pandas as pd
+import pytest
 
 from metaeval.cli import main
 from metaeval.evaluate import statistics_signature
@@ -42,3 +43,47 @@ def test_compare_resamples_as_often_as_the_command_line_by_default():
 
     run = build_parser().parse_args(["run", "corpus"])
     assert inspect.signature(compare).parameters["n_bootstrap"].default == run.bootstrap == 1000
+
+
+def test_judged_systems_without_scores_are_named_with_given_system_scores(capsys, files, tmp_path):  # noqa: F811
+    # system D is judged on every segment but has no metric scores and no given system score
+    with files["judgments"].open("a", encoding="utf-8") as handle:
+        for seg in (1, 2, 3, 4):
+            handle.write(f"{seg}\tD\tj{seg}\tesa\t50\n")
+    argv = ["correlate", "--scores", str(files["scores"]), "--judgments", str(files["judgments"]), "--kind", "esa",
+            "--human-sys", str(files["human_sys"]), "--statistic", "seg:pearson,sys:spearman", "--bootstrap", "0"]
+    assert main(argv) == 0
+    rows = pd.read_csv(io.StringIO(capsys.readouterr().out), sep="\t", comment="#")
+    assert len(rows) == 2
+    assert all("judged systems without scores dropped: D" in note for note in rows.note)
+
+
+def test_skipped_segments_are_counted_in_the_note(capsys, files):  # noqa: F811
+    # segment 1 gets one metric score for every system: Pearson across systems is undefined there
+    lines = files["scores"].read_text(encoding="utf-8").splitlines()
+    fixed = [line.rsplit("\t", 1)[0] + "\t0.5" if line.split("\t")[4] == "1" else line for line in lines]
+    files["scores"].write_text("\n".join(fixed) + "\n", encoding="utf-8")
+    argv = ["correlate", "--scores", str(files["scores"]), "--judgments", str(files["judgments"]), "--kind", "esa",
+            "--statistic", "seg:pearson@item", "--bootstrap", "0"]
+    assert main(argv) == 0, capsys.readouterr().err
+    (row,) = pd.read_csv(io.StringIO(capsys.readouterr().out), sep="\t", comment="#").itertuples()
+    assert row.note == "1 segments skipped (undefined); no bootstrap" and row.n == 3
+
+
+def test_unknown_undefined_policy_is_named():
+    from metaeval.errors import UsageError
+    from metaeval.evaluate import Settings
+
+    with pytest.raises(UsageError, match=r"^unknown undefined policy 'drop'; known: "):
+        Settings(undefined="drop")
+
+
+def test_progress_counts_the_configurations(files):  # noqa: F811
+    from metaeval.api import configs_from_table, read_judgments, read_scores
+    from metaeval.evaluate import evaluate
+
+    configs = configs_from_table(read_scores(files["scores"]), source="scores")
+    calls = []
+    evaluate(configs, read_judgments(files["judgments"], None, None), ["esa"], n_bootstrap=0,
+             progress=lambda stage, done, total: calls.append((stage, done, total)))
+    assert calls == [("correlating", 0, 1), ("correlating", 1, 1)]
