@@ -87,3 +87,14 @@ def test_progress_counts_the_configurations(files):  # noqa: F811
     evaluate(configs, read_judgments(files["judgments"], None, None), ["esa"], n_bootstrap=0,
              progress=lambda stage, done, total: calls.append((stage, done, total)))
     assert calls == [("correlating", 0, 1), ("correlating", 1, 1)]
+
+
+def test_no_judged_scored_segment_leaves_pairwise_statistics_undefined(capsys, files):  # noqa: F811
+    # the judgments are of segments 11-14, the scores of segments 1-4
+    lines = files["judgments"].read_text(encoding="utf-8").splitlines()
+    files["judgments"].write_text("\n".join([lines[0]] + ["1" + line for line in lines[1:]]) + "\n", encoding="utf-8")
+    argv = ["correlate", "--scores", str(files["scores"]), "--judgments", str(files["judgments"]), "--kind", "esa",
+            "--statistic", "seg:consistency", "--bootstrap", "0"]
+    assert main(argv) == 0, capsys.readouterr().err
+    (row,) = pd.read_csv(io.StringIO(capsys.readouterr().out), sep="\t", comment="#").itertuples()
+    assert pd.isna(row.value) and row.concordant == 0 and row.discordant == 0
