@@ -458,6 +458,8 @@ def score_corpus(
         ref_tokens = [[list(table[t]) for t in ref] for ref in corpus.refs_list()]
         hyp_tokens = {name: [list(table[t]) for t in hyps] for name, hyps in corpus.systems.items()}
         del table, known
+        check_lengths(corpus, segmenter_label(seg), [choices[m] for m in sorted({m for m, _ in missing})],
+                      ref_tokens, hyp_tokens)
         planned.add(k)
         for system in systems:
             for kind in sorted({kind for kind in kinds if kind}):
@@ -517,6 +519,34 @@ def score_corpus(
         segmenter_signatures={segmenter_label(s): sig for s, sig in zip(segs, seg_sigs)},
         metric_signatures={c.spec: sig for c, sig in zip(choices, metric_sigs)},
     )
+
+
+def check_lengths(corpus: Corpus, segmenter: str, choices: Sequence[MetricChoice],
+                  ref_tokens: list[list[list[str]]], hyp_tokens: dict[str, list[list[str]]]) -> None:
+    """Raise a one-line error naming the corpus, file and segment when a segment is longer
+    than a metric scores (:meth:`~metaeval.metrics.base.Metric.max_tokens`, TER's ``max_len``),
+    before any scoring starts."""
+    limits = [(n, k) for k, c in enumerate(choices) if (n := c.metric.max_tokens()) is not None]
+    if not limits:
+        return
+    limit, k = min(limits)
+    choice = choices[k]
+    sides = [(f"reference {name!r}", f"ref:{name}", toks) for name, toks in zip(corpus.references, ref_tokens)]
+    sides += [(f"system {name!r}", f"sys:{name}", toks) for name, toks in hyp_tokens.items()]
+    for what, key, segments in sides:
+        for i, tokens in enumerate(segments):
+            if len(tokens) > limit:
+                from metaeval.metrics import UPPER_BOUNDS
+                from metaeval.metrics.base import parse_spec
+
+                where = f"corpus {corpus.name!r}, " if corpus.name else ""
+                path = corpus.origin.get(key)
+                raise MetaevalError(
+                    f"{where}{what}{f' ({path})' if path else ''}, segment {corpus.seg_ids[i]}: {len(tokens)} "
+                    f"tokens under {segmenter}, above the limit of {limit} tokens of metric {choice.spec!r}; raise it "
+                    f"with -m {parse_spec(choice.spec)[0]}:max_len=N (up to {UPPER_BOUNDS['max_len']}) or use a "
+                    "coarser segmenter"
+                )
 
 
 def _segment_with_progress(seg, spec, texts: list[str], jobs: int, executor, progress: ProgressCallback | None) -> list:  # noqa: ANN001

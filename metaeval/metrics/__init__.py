@@ -41,7 +41,7 @@ def metric_class(name: str) -> type[Metric]:
 
 #: Largest value of each size option (a usage error beyond): n-gram orders cost memory and
 #: time in proportion, and beyond 100 no segment of real data has a matching n-gram.
-UPPER_BOUNDS = {"n": 100, "char_order": 100, "word_order": 100, "beta": 100, "beam": 1000}
+UPPER_BOUNDS = {"n": 100, "char_order": 100, "word_order": 100, "beta": 100, "beam": 1000, "max_len": 2000}
 
 
 def get_metric(spec: str) -> Metric:

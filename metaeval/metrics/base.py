@@ -51,6 +51,14 @@ class Metric(ABC):
         """
         return None
 
+    def max_tokens(self) -> int | None:
+        """Longest segment, in tokens on either side, the metric scores (None: no limit).
+
+        Callers that know where a segment comes from check it first, so the error can name the
+        file, system and segment (:func:`metaeval.scoring.check_lengths`).
+        """
+        return None
+
     def prepare(self, refs: Refs) -> Any:
         """Reference-side statistics shared by all systems. Default: the references as given."""
         return refs

@@ -9,6 +9,15 @@ Statistics per segment: ``[edits, ref_len]`` where ``edits`` is the fewest edits
 references and ``ref_len`` the average reference length. ``TER = edits / ref_len``; as in
 tercom, a zero length scores 1 when there are edits and 0 otherwise. A corpus or document
 scores its summed statistics. ``invert=True`` gives ``1 - TER`` (higher is better).
+
+Length guard: tercom's search costs grow faster than the square of the segment length (on
+real paragraphs about 0.1 s for a 500-token pair, 0.6-2 s for 1000 or 2000, ten minutes for
+4000; 18 s for 1000 tokens whose blocks are shuffled), so a segment longer than ``max_len`` tokens
+(default :data:`DEFAULT_MAX_LEN`, at most :data:`MAX_LEN_BOUND`) on either side is an
+error that names it, never an approximation: every number TER reports is tercom's. The
+longest segment of the shared evaluation data is 753 ``char`` tokens
+(``benchmarks/ter_lengths.py`` measures both). ``max_len`` changes no number, so it is not
+part of the signature.
 """
 
 from __future__ import annotations
@@ -21,15 +30,35 @@ from typing import ClassVar, Iterable, Iterator, Sequence
 import numpy as np
 
 import metaeval
+from metaeval.errors import MetaevalError
 from metaeval.metrics.base import Metric, Refs, Tokens
 
 #: The tool and version whose numbers :mod:`metaeval.metrics.tercom` reproduces (imported
 #: on first use: it compiles its kernels with numba).
 TOOL, TOOL_VERSION = "tercom", "0.7.25"
 
+#: Longest segment, in tokens, that TER scores by default (``ter:max_len=N`` changes it).
+DEFAULT_MAX_LEN = 1000
+#: Upper bound of ``max_len``: a pair of 2000-token paragraphs takes about 2 s, of 4000 about
+#: ten minutes (``benchmarks/ter_lengths.json``).
+MAX_LEN_BOUND = 2000
+
 #: Id given to every hypothesis token that occurs in no reference. Such tokens never match,
 #: so one shared id gives the same edits as distinct ones.
 _UNSEEN = -1
+
+
+class SegmentTooLong(MetaevalError):
+    """A segment above TER's ``max_len``: ``side`` (``hypothesis``/``reference N``), its 0-based
+    ``index`` among the segments scored, its ``length`` and the ``limit``."""
+
+    def __init__(self, side: str, index: int, length: int, limit: int) -> None:
+        self.side, self.index, self.length, self.limit = side, index, length, limit
+        super().__init__(
+            f"ter: the {side} of segment {index + 1} has {length} tokens, above the limit of {limit} "
+            f"(tercom's search time grows faster than the square of the length); raise it with the "
+            f"option max_len (up to {MAX_LEN_BOUND}) or use a coarser segmenter"
+        )
 
 
 class _LowercaseIds(dict):
@@ -80,11 +109,13 @@ class PreparedRefs:
 class TER(Metric):
     """TER as tercom 0.7.25 ``-s``; ``case_sensitive=False`` lowercases first (tercom without ``-s``).
 
-    ``invert=True`` scores ``1 - TER`` and is higher-better (spec ``1-ter``).
+    ``invert=True`` scores ``1 - TER`` and is higher-better (spec ``1-ter``). A hypothesis or
+    reference longer than ``max_len`` tokens raises :class:`SegmentTooLong`.
     """
 
     case_sensitive: bool = True
     invert: bool = False
+    max_len: int = DEFAULT_MAX_LEN
 
     name: ClassVar[str] = "ter"
 
@@ -94,6 +125,11 @@ class TER(Metric):
             if not isinstance(value, (bool, np.bool_)):
                 raise ValueError(f"ter: {field} must be true or false, got {field}={value!r}")
             object.__setattr__(self, field, bool(value))
+        if isinstance(self.max_len, bool) or not isinstance(self.max_len, (int, np.integer)) or not (
+            1 <= self.max_len <= MAX_LEN_BOUND
+        ):
+            raise ValueError(f"ter: max_len must be an integer from 1 to {MAX_LEN_BOUND}, got max_len={self.max_len!r}")
+        object.__setattr__(self, "max_len", int(self.max_len))
 
     @property
     def higher_is_better(self) -> bool:  # type: ignore[override]
@@ -107,6 +143,10 @@ class TER(Metric):
     def reuse_key(self) -> str | None:
         """Edits depend on that segment's tokens only."""
         return "tokens"
+
+    def max_tokens(self) -> int:
+        """Longest segment (in tokens, either side) this metric scores; see :class:`SegmentTooLong`."""
+        return self.max_len
 
     def signature(self) -> str:
         name = "1-ter" if self.invert else "ter"
@@ -148,6 +188,14 @@ class TER(Metric):
         lengths = sorted({len(hyps)} | set(prepared.counts))
         if len(lengths) != 1:
             raise ValueError(f"ter: hyps and refs must have the same number of segments, got {lengths}")
+        n_seg = len(hyps)
+        ref_lengths = np.diff(prepared.offsets)
+        for side, lengths_of in [("hypothesis", [len(h) for h in hyps])] + [
+            (f"reference {r + 1}", ref_lengths[r * n_seg:(r + 1) * n_seg].tolist()) for r in range(len(prepared.counts))
+        ]:
+            for i, length in enumerate(lengths_of):
+                if length > self.max_len:
+                    raise SegmentTooLong(side, i, length, self.max_len)
         from metaeval.metrics import tercom
 
         return tercom.best_edits_flat(*self.kernel_pairs(hyps, prepared), len(prepared.counts))
