@@ -9,6 +9,11 @@ scoring and bootstrap use; the numbers never depend on the choice.
   (:mod:`metaeval.segmenting`).
 - ``scheduler`` (``tcp://host:8786``, or a scheduler file path): a ``distributed.Client``
   connected to that cluster; segmentation, scoring and bootstrap are its tasks.
+
+Local worker processes (:func:`process_pool`) die with the run: they ignore Ctrl-C (the
+parent handles it), end at once on SIGTERM, get SIGTERM when the parent process dies (Linux),
+and are terminated when the ``with`` block is left by an exception (an interrupt, an error),
+instead of being waited for.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import os
+import signal
 from pathlib import Path
 from typing import Iterator
 
@@ -40,10 +46,64 @@ def workers(jobs: int = 0, scheduler: str | None = None) -> Iterator[tuple[cf.Ex
     if n <= 1:
         yield None, 1
         return
+    with process_pool(n) as pool:
+        yield pool, n
+
+
+def _worker_init() -> None:
+    """In each worker: Ctrl-C is the parent's to handle, SIGTERM ends the worker at once, and
+    the death of the parent sends SIGTERM (Linux ``PR_SET_PDEATHSIG``)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() == 1:  # the parent died before the call
+            os._exit(1)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+
+@contextlib.contextmanager
+def process_pool(n: int) -> Iterator[cf.ProcessPoolExecutor]:
+    """A pool of ``n`` forked worker processes that end with the block.
+
+    Left normally, the pool is shut down after its work; left by an exception (an interrupt,
+    SIGTERM, an error), queued work is cancelled and running workers are terminated, so the
+    command stops within a second or so whatever a worker was computing.
+    """
     import multiprocessing
 
-    with cf.ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork")) as pool:
-        yield pool, n
+    pool = cf.ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork"),
+                                  initializer=_worker_init)
+    try:
+        yield pool
+    except BaseException:
+        stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def stop_pool(pool: cf.ProcessPoolExecutor) -> None:
+    """Cancel what ``pool`` has queued and terminate its worker processes.
+
+    SIGPIPE is ignored from here on (an error, not death, on a broken pipe): the pool's queue
+    feeder may still write the shutdown sentinels to a pipe whose readers were the workers.
+    """
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    with contextlib.suppress(AttributeError, ValueError):  # not POSIX / not the main thread
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=2)
+        if process.is_alive():  # pragma: no cover - ignores SIGTERM
+            process.kill()
+            process.join(timeout=2)
 
 
 @contextlib.contextmanager
@@ -65,4 +125,4 @@ def _dask_client(scheduler: str):  # noqa: ANN202
         client.close()
 
 
-__all__ = ["local_jobs", "workers"]
+__all__ = ["local_jobs", "process_pool", "stop_pool", "workers"]

@@ -26,10 +26,10 @@ survive pickling).
 from __future__ import annotations
 
 import concurrent.futures as cf
-import multiprocessing
 import time
 from typing import Any, Sequence
 
+from metaeval.compute import process_pool
 from metaeval.errors import MetaevalError
 
 #: Texts segmented here first to estimate the cost before forking workers for the rest.
@@ -159,8 +159,7 @@ def segment_texts(seg: Any, spec: str | None, texts: Sequence[str], *, jobs: int
     inserted = signature not in _WORKER_SEGMENTERS
     _WORKER_SEGMENTERS[signature] = seg
     try:
-        context = multiprocessing.get_context("fork")
-        with cf.ProcessPoolExecutor(max_workers=len(chunks) - 1 or 1, mp_context=context) as pool:
+        with process_pool(len(chunks) - 1 or 1) as pool:
             futures = [pool.submit(_segment_task, signature, None, chunk) for chunk in chunks[1:]]
             out = head + [list(t) for t in seg.segment_many(chunks[0])]
             for future in futures:

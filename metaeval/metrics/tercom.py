@@ -689,11 +689,33 @@ def _flatten(seqs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return flat, offsets
 
 
+#: Cells (hypothesis x reference length, summed over pairs) given to one kernel call. A kernel
+#: call cannot be interrupted (compiled code runs no Python signal handler), so pairs go to the
+#: kernel in batches of about this much work (a few hundredths of a second on real data): Ctrl-C
+#: and SIGTERM take effect between batches. A pair larger than this is a batch of its own;
+#: TER's ``max_len`` bounds it.
+BATCH_CELLS = 200_000
+
+
+def _batches(hyp_off: np.ndarray, ref_off: np.ndarray) -> list[tuple[int, int]]:
+    """``(first, end)`` pair ranges of about :data:`BATCH_CELLS` cells each, in order."""
+    cells = (np.diff(hyp_off) + 1) * (np.diff(ref_off) + 1)
+    out, first, total = [], 0, 0
+    for p, size in enumerate(cells.tolist()):
+        if total and total + size > BATCH_CELLS:
+            out.append((first, p))
+            first, total = p, 0
+        total += size
+    out.append((first, len(cells)))
+    return out
+
+
 def pair_edits(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray]) -> np.ndarray:
     """tercom 0.7.25 edits of each ``hyps[p]`` against ``refs[p]``, as an int64 array.
 
     Tokens are integer ids (equal ids are equal tokens). An empty side costs the length of
-    the other side, as tercom's ``TERnullstr``.
+    the other side, as tercom's ``TERnullstr``. Pairs are computed in batches of about
+    :data:`BATCH_CELLS` cells, so an interrupt is never held up for long.
     """
     if len(hyps) != len(refs):
         raise ValueError(f"pair_edits: got {len(hyps)} hypotheses and {len(refs)} references")
@@ -701,7 +723,10 @@ def pair_edits(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray]) -> np.nda
         return np.zeros(0, dtype=np.int64)
     hyp_flat, hyp_off = _flatten(hyps)
     ref_flat, ref_off = _flatten(refs)
-    return _batch_edits(hyp_flat, hyp_off, ref_flat, ref_off)
+    out = np.empty(len(hyps), dtype=np.int64)
+    for first, end in _batches(hyp_off, ref_off):
+        out[first:end] = _batch_edits(hyp_flat, hyp_off[first:end + 1], ref_flat, ref_off[first:end + 1])
+    return out
 
 
 def best_edits(hyps: Sequence[np.ndarray], refs: Sequence[Sequence[np.ndarray]]) -> np.ndarray:
