@@ -11,12 +11,13 @@ import io
 import os
 import signal
 import sys
+import warnings
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TextIO
 
 from metaeval import __version__
 from metaeval.compute import workers
-from metaeval.errors import MetaevalError, UsageError
+from metaeval.errors import DataWarning, MetaevalError, UsageError
 
 RESULT_FORMATS = ("text", "markdown", "html", "csv", "tsv", "json", "latex")
 SCORE_FORMATS = ("tsv", "csv", "json")
@@ -613,6 +614,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     _install_signal_handlers()
     parser = build_parser()
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", DataWarning)
+        warnings.showwarning = _show_warning
+        return _main(parser, argv)
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: TextIO | None = None, line: str | None = None) -> None:
+    """A :class:`DataWarning` as one ``metaeval: warning:`` line; other warnings as Python shows them."""
+    if issubclass(category, DataWarning):
+        print(f"metaeval: warning: {message}", file=sys.stderr)
+    else:
+        print(warnings.formatwarning(message, category, filename, lineno, line), end="", file=file or sys.stderr)
+
+
+def _main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):

@@ -54,3 +54,8 @@ class FileSystemError(MetaevalError, OSError):
 class PluginError(MetaevalError):
     """A third-party plug-in raised or returned something invalid; the message names the
     plug-in and what it did (exit status 1)."""
+
+
+class DataWarning(UserWarning):
+    """Data that is scored but probably not as the user means it; one line naming the files
+    (the CLI prints it as ``metaeval: warning: <message>``)."""

@@ -21,6 +21,7 @@ import pandas as pd
 from metaeval.corpora.model import Corpus
 from metaeval import segmenting
 from metaeval.errors import MetaevalError
+from metaeval.forms import warn_form_differences
 from metaeval.metrics import get_metric
 from metaeval.metrics.base import Metric
 from metaeval.scoretable import SCORE_COLUMNS, ConfigScores
@@ -375,6 +376,7 @@ def score_corpus(
         cache = SegmentationCache(cache)
     segs = [get_segmenter(s, corpus, getattr(cache, "directory", None)) for s in segmenters]
     check_distinct(segs, choices)
+    warn_form_differences(corpus, segs)
     seg_sigs = [s.signature() for s in segs]
     metric_sigs = [c.metric.signature() for c in choices]
     stored = _StatsStore(as_store(store), corpus)
