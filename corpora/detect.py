@@ -138,10 +138,23 @@ def detect_judgment_format(path: str | Path) -> str:
         return "human-sys"
     if len(fields) == APPRAISE_COLUMNS and fields[2].strip().isdigit():
         return "appraise"
-    raise DataError(
-        f"{path}:1: unrecognised judgment format (header {first[:80]!r}); "
-        f"known formats: {', '.join(JUDGMENT_FORMATS)} (force one with format=)"
+    raise UnrecognisedJudgmentFormat(
+        f"{path}:1: unrecognised judgment format (header {first[:80]!r}); known formats: {', '.join(JUDGMENT_FORMATS)}"
     )
+
+
+class UnrecognisedJudgmentFormat(DataError):
+    """A judgment file whose format is not recognised. The message ends with how to force a
+    format, in the words of the caller: ``format=`` here, ``judgments_format=`` in
+    :func:`metaeval.api.read_judgments`, ``--judgments-format`` on the command line."""
+
+    def __init__(self, reason: str, option: str = "format=") -> None:
+        super().__init__(f"{reason} (force one with {option})")
+        self.reason = reason
+
+    def naming(self, option: str) -> "UnrecognisedJudgmentFormat":
+        """The same error, telling how to force a format with ``option``."""
+        return UnrecognisedJudgmentFormat(self.reason, option)
 
 
 def read_judgments(path: str | Path, format: str | None = None, **options: Any) -> Judgments:

@@ -23,6 +23,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from metaeval.corpora.detect import UnrecognisedJudgmentFormat
 from metaeval.corpora.model import Corpus, Judgments
 from metaeval import __version__
 from metaeval.errors import DataError, UsageError
@@ -103,7 +104,10 @@ def read_judgments(
     if isinstance(judgments, Judgments):
         found = judgments
     elif judgments is not None:
-        found = corpora.read_judgments(Path(judgments), format=judgments_format)
+        try:
+            found = corpora.read_judgments(Path(judgments), format=judgments_format)
+        except UnrecognisedJudgmentFormat as exc:
+            raise exc.naming("judgments_format=") from None
     else:
         found = Judgments(pd.DataFrame(columns=list(JUDGMENT_COLUMNS)), source=str(human_sys))
     if human_sys is not None:

@@ -637,6 +637,10 @@ def _main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
             return 2
         return int(args.func(args) or 0)
     except MetaevalError as exc:
+        from metaeval.corpora.detect import UnrecognisedJudgmentFormat
+
+        if isinstance(exc, UnrecognisedJudgmentFormat):
+            exc = exc.naming("--judgments-format FORMAT")
         return _fail(str(exc), exc.exit_code)
     except KeyboardInterrupt:
         print("metaeval: interrupted; no output was written", file=sys.stderr)
