@@ -723,7 +723,12 @@ def pair_edits(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray]) -> np.nda
         return np.zeros(0, dtype=np.int64)
     hyp_flat, hyp_off = _flatten(hyps)
     ref_flat, ref_off = _flatten(refs)
-    out = np.empty(len(hyps), dtype=np.int64)
+    return _edits_flat(hyp_flat, hyp_off, ref_flat, ref_off)
+
+
+def _edits_flat(hyp_flat: np.ndarray, hyp_off: np.ndarray, ref_flat: np.ndarray, ref_off: np.ndarray) -> np.ndarray:
+    """Edits of every flat pair, the kernel called on batches of about :data:`BATCH_CELLS` cells."""
+    out = np.empty(len(hyp_off) - 1, dtype=np.int64)
     for first, end in _batches(hyp_off, ref_off):
         out[first:end] = _batch_edits(hyp_flat, hyp_off[first:end + 1], ref_flat, ref_off[first:end + 1])
     return out
@@ -753,7 +758,7 @@ def best_edits_flat(hyp_flat: np.ndarray, hyp_off: np.ndarray, ref_flat: np.ndar
                          f"do not form {n_refs} reference sets")
     n_seg = n_pairs // n_refs
     if n_pairs:
-        edits = _batch_edits(hyp_flat, hyp_off, ref_flat, ref_off).reshape(n_refs, n_seg)
+        edits = _edits_flat(hyp_flat, hyp_off, ref_flat, ref_off).reshape(n_refs, n_seg)
     else:
         edits = np.zeros((n_refs, 0), dtype=np.int64)
     lengths = np.diff(ref_off).astype(np.float64).reshape(n_refs, n_seg)
