@@ -90,7 +90,9 @@ def test_signal_inside_ter_stops_the_run(tmp_path, jobs, signum):
     assert elapsed < STOP_WITHIN, f"stopped {elapsed:.1f} s after the signal"
     assert proc.returncode == 130, stderr
     assert stdout == "" and "Traceback" not in stderr
-    assert stderr.splitlines() == ["metaeval: interrupted; no output was written"], stderr
+    # WMT24 en-zh has two segments that differ from the reference only in normalisation form
+    errors = [line for line in stderr.splitlines() if not line.startswith("metaeval: warning: ")]
+    assert errors == ["metaeval: interrupted; no output was written"], stderr
     time.sleep(0.5)
     assert [pid for pid in workers if _alive(pid)] == []
     assert leftovers(out) == [] and not out.exists()
