@@ -870,6 +870,7 @@ def compare(
     refit_epsilon: bool = True,
     permutations: int = DEFAULT_PERMUTATIONS,
     permutation_seed: int = 12345,
+    store=None,  # noqa: ANN001 - a metaeval.store.Store or a folder
 ) -> pd.DataFrame:
     """Paired significance tests between every two configurations on one statistic.
 
@@ -890,7 +891,9 @@ def compare(
 
     ``delta_ci_low``/``delta_ci_high``: the percentile interval of ``value_a - value_b``
     over the shared bootstrap resamples (NaN without bootstrap). Clusters follow
-    :func:`~metaeval.correlation.significance_clusters` on these p-values.
+    :func:`~metaeval.correlation.significance_clusters` on these p-values. ``store`` keeps
+    each configuration's values and bootstrap samples by content hash (as :func:`evaluate`),
+    so a rerun reads them instead of resampling again.
     """
     if method not in COMPARE_METHODS:
         raise UsageError(f"unknown comparison method {method!r}; known: {', '.join(COMPARE_METHODS)}")
@@ -909,7 +912,9 @@ def compare(
         tie_policy, threshold, grouped, (f"{level}:{statistic}",), (level,), n_bootstrap, seed, 0.95, pair_groups,
         average, undefined, refit_epsilon, permutations, permutation_seed,
     )  # fmt: skip
-    found = [item for item, _ in _items(configs, judgments, [kind], settings)]
+    from metaeval.store import as_store
+
+    found = [item for item, _ in _items(configs, judgments, [kind], settings, store=as_store(store))]
     results = [item.result for item in found]
     order, p, ranks = _cluster_order(results, alpha, bootstrap=method == "bootstrap")
     if method != "bootstrap":

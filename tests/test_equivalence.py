@@ -344,9 +344,10 @@ def test_experiment_is_deterministic(tmp_path):
         assert experiment(["--data", str(_DATA), "--out", str(out), "--only", "wmt21/ja-en"]) == 0
         runtime = json.loads((out / "runtime.json").read_text(encoding="utf-8"))
         assert runtime["datasets"] == ["wmt21/ja-en"] and runtime["seconds"] > 0  # the one file that records time
-        outputs.append({p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.name != "runtime.json"})
+        outputs.append({p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.name != "runtime.json" and p.is_file()})
+        assert (out / "store").is_dir()  # the study's computed pieces, read back by a rerun
     assert outputs[0] == outputs[1]
-    assert set(outputs[0]) == {"summary.md", "results.json", "wmt21_ja-en.13a.md",
+    assert set(outputs[0]) == {"summary.md", "results.json", "wmt21_ja-en.13a.md", "equivalence.tsv", "study.json",
                                "figure1_wmt21_ja-en.png", "figure2_wmt21_ja-en.png"}
     data = json.loads(outputs[0]["results.json"])
     orders = data["runs"]["wmt21_ja-en.13a"]["tables"]["orders"]

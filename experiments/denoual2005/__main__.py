@@ -1,6 +1,9 @@
 """Run the experiment: ``python -m experiments.denoual2005 [--data DIR] [--out DIR] [--only PATH ...]``.
 
-Writes, into the output folder (replacing earlier files; a rerun gives identical bytes):
+Runs the study declared in ``experiments/denoual2005/study.toml`` (as ``metaeval study``
+does: the same code, the same store of computed pieces in ``OUT/store``), then writes, into
+the output folder (replacing earlier files; a rerun gives identical bytes), besides the
+study's ``equivalence.tsv`` and ``study.json``:
 
 - ``<dataset>.<segmenter>.md``: every table of the analysis for one corpus and segmenter;
 - ``summary.md``: Table 1 (equivalent M per N), Table 2 (by reference length), Table 3
@@ -24,37 +27,35 @@ from typing import Sequence
 
 import pandas as pd
 
-from metaeval import corpora
 from experiments.denoual2005 import config
-from metaeval.equivalence import EquivalenceResult, analyse, order_scores
+from metaeval.equivalence import EquivalenceResult
 from metaeval.report.equivalence import equivalence_dict, frame_section, render_equivalence
-from metaeval.errors import MetaevalError, UsageError
+from metaeval.errors import MetaevalError
 from metaeval.report.files import write_atomic
 from metaeval.report.plots import line, scatter
 from metaeval.report.results import flatten_signature, to_json
 from metaeval.report.text import render_markdown
+from metaeval.studies import run_study
+from metaeval.studyspec import load_spec
 
 Run = tuple[config.Dataset, str, EquivalenceResult]
 
 
-def run_all(data: Path, out: Path, datasets: Sequence[config.Dataset] = config.DATASETS) -> list[Run]:
-    """Analyse every (dataset, word segmenter) and write its table file and figures."""
-    settings = config.SETTINGS
+def run_all(data: Path | None, out: Path, datasets: Sequence[config.Dataset] = config.DATASETS) -> list[Run]:
+    """Run the study on ``datasets`` (its results kept in ``out``), then write each
+    (dataset, word segmenter)'s table file and figures."""
+    spec = load_spec(config.SPEC, data)
+    paths = [ds.path for ds in datasets]
+    result = run_study(spec, out=out, datasets=[d.name for d in spec.datasets if d.path in paths])
+    by_path = {ds.path: ds for ds in datasets}
     runs: list[Run] = []
-    for ds in datasets:
-        folder = data / ds.path
-        if not folder.is_dir():
-            raise UsageError(f"{folder}: corpus folder not found (set METAEVAL_DATA or pass --data)")
-        corpus, _ = corpora.read(folder)
-        char = order_scores(corpus, config.CHAR_SEGMENTER, settings.max_char_order)
-        for name in ds.word_segmenters:
-            word = order_scores(corpus, name, settings.max_word_order)
-            result = analyse(word, char, settings, corpus_name=ds.path)
-            runs.append((ds, name, result))
-            title = f"BLEU in words ({name}) vs characters ({config.CHAR_SEGMENTER}): {ds.path}"
-            write_atomic(out / f"{ds.slug}.{name}.md", render_equivalence(result, "markdown", title=title), overwrite=True)
-            if ds.figures:
-                _figures(ds, name, result, out)
+    for dataset, name, result_ in result.equivalence:
+        ds = by_path[dataset.path]
+        runs.append((ds, name, result_))
+        title = f"BLEU in words ({name}) vs characters ({config.CHAR_SEGMENTER}): {ds.path}"
+        write_atomic(out / f"{ds.slug}.{name}.md", render_equivalence(result_, "markdown", title=title), overwrite=True)
+        if ds.figures:
+            _figures(ds, name, result_, out)
     return runs
 
 
@@ -148,7 +149,7 @@ def write_runtime(path: Path, seconds: float, datasets: Sequence[str]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.denoual2005", description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=config.DATA, help=f"shared data folder (default {config.DATA})")
+    parser.add_argument("--data", type=Path, default=None, help="shared data folder (default: the study file's, or $METAEVAL_DATA)")
     parser.add_argument("--out", type=Path, default=config.OUT, help=f"output folder (default {config.OUT})")
     parser.add_argument("--only", action="append", help="dataset path(s) to run, e.g. wmt21/ja-en (repeatable)")
     args = parser.parse_args(argv)

@@ -1,25 +1,32 @@
-"""The experiment as data: which corpora, which segmenters, which settings, where to write."""
+"""The analysis of the Denoual & Lepage (2005) reproduction: which datasets get which tables.
+
+What is computed (corpora, word segmenters, the character segmenter, orders and thresholds) is
+declared in ``study.toml`` beside this file and run by ``metaeval study``; this module reads
+it (without loading any model) and adds what only the report needs: which datasets have
+English targets (Tables 1-4 and the figures) and where the outputs go.
+"""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from metaeval.equivalence import EquivalenceSettings
+from metaeval.studyspec import load_spec
 
 REPO = Path(__file__).resolve().parents[2]
-#: Shared evaluation data: ``$METAEVAL_DATA`` or ``<repo>/../shared/data``.
-DATA = Path(os.environ.get("METAEVAL_DATA", REPO.parent / "shared" / "data"))
+#: The study: datasets, word segmenters, character segmenter, orders.
+SPEC = Path(__file__).with_name("study.toml")
 OUT = REPO / "experiments" / "results" / "denoual2005"
+#: English targets, as in the paper (which used 4 systems x 510 sentences, 13 references):
+#: Tables 1-4 and Figures 1-2. The others are the new question, Table 5.
+ENGLISH_PATHS = ("wmt21/ja-en", "wmt21/de-en")
 
 
 @dataclass(frozen=True)
 class Dataset:
-    """A corpus folder (relative to :data:`DATA`) and the word segmenters compared with ``char``.
-
-    ``figures``: draw Figure 1 (scatter) and Figure 2 (fraction under the diagonal).
-    """
+    """A corpus folder (relative to the data folder) and the word segmenters compared with
+    the character segmenter. ``figures``: draw Figure 1 (scatter) and Figure 2 (fraction under
+    the diagonal)."""
 
     path: str
     word_segmenters: tuple[str, ...]
@@ -30,21 +37,14 @@ class Dataset:
         return self.path.replace("/", "_")
 
 
-CHAR_SEGMENTER = "char"
-SETTINGS = EquivalenceSettings(max_word_order=4, max_char_order=30, n_grades=10, threshold=0.9)
+_STUDY = load_spec(SPEC, check=False)
+SETTINGS = _STUDY.equivalence
+CHAR_SEGMENTER = _STUDY.char_segmenter
 #: Figure 1 plots BLEUw4 against BLEUc18 (the paper's equivalent order for N = 4).
 SCATTER_ORDERS = (4, 18)
 
-#: English targets, as in the paper (which used 4 systems x 510 sentences, 13 references).
-ENGLISH = (
-    Dataset("wmt21/ja-en", ("13a",), figures=True),
-    Dataset("wmt21/de-en", ("13a",), figures=True),
+DATASETS = tuple(
+    Dataset(d.path, tuple(_STUDY.choice(d, "word_segmenters") or ()), figures=d.path in ENGLISH_PATHS) for d in _STUDY.datasets
 )
-#: The new question: Chinese and Japanese targets with real word segmenters.
-CJK = (
-    Dataset("wmt24-esa/en-zh", ("jieba", "pkuseg")),
-    Dataset("wmt21/en-zh", ("jieba", "pkuseg")),
-    Dataset("wmt24-esa/en-ja", ("mecab",)),
-    Dataset("wmt21/en-ja", ("mecab",)),
-)
-DATASETS = ENGLISH + CJK
+ENGLISH = tuple(d for d in DATASETS if d.path in ENGLISH_PATHS)
+CJK = tuple(d for d in DATASETS if d.path not in ENGLISH_PATHS)

@@ -2,71 +2,76 @@
 
     python -m experiments.li2011 [--data DIR] [--out DIR] [--bootstrap N] [--only NAME ...]
 
-For each dataset of ``config.DATASETS`` this runs the whole study through the public API
-(:func:`metaeval.run`), writes the paper's tables (rows = segmentation, columns = metrics)
-with 95% bootstrap intervals, and tests, for every metric, character level against the best
+Runs the study declared in ``experiments/li2011/study.toml`` (as ``metaeval study`` does:
+the same code, the same store of computed pieces in ``OUT/store``, so a second run reads what
+the first computed), then writes the paper's tables (rows = segmentation, columns = metrics)
+with 95% bootstrap intervals and tests, for every metric, character level against the best
 word level (paired bootstrap on shared segment resamples). Outputs in
-``experiments/results/li2011/``: one Markdown file per dataset, ``summary.md`` with the
-headline comparison, ``results.tsv`` with every row, ``results.json`` with the signature, and
-``runtime.json`` with the wall-clock time of the run. Deterministic: the same data and seed give
-byte-identical files (all but ``runtime.json``).
+``experiments/results/li2011/``: the study's ``results.tsv`` (every row), ``answer.tsv`` and
+``study.json``; one Markdown file per dataset, ``summary.md`` with the headline comparison,
+``char_vs_word.tsv``, ``ties.md``, ``references.md``, ``forest.png``, ``results.json`` with the
+signatures, and ``runtime.json`` with the wall-clock time of the run from an empty store
+(``seconds``) and of the last run that found the store filled (``warm_seconds``).
+Deterministic: the same data and seed give byte-identical files (all but ``runtime.json``).
 """
 
 from __future__ import annotations
 
 import argparse
-import concurrent.futures as cf
 import json
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
-from metaeval import corpora
-from experiments.li2011.config import DATASETS, SEED, WORD_SEGMENTERS, Dataset
-from metaeval.api import run
-from metaeval.evaluate import DEFAULT_STATISTICS, compare
+from experiments.li2011.config import DATASETS, SEED, SPEC, WORD_SEGMENTERS, Dataset
+from metaeval.compute import workers
+from metaeval.evaluate import compare
 from metaeval.report.files import write_atomic
 from metaeval.report.leaderboard import render, select
+from metaeval.studies import STORE, StudyResult, run_study
+from metaeval.studyspec import StudySpec, load_spec
 
 REPO = Path(__file__).resolve().parents[2]
-DEFAULT_DATA = Path(os.environ.get("METAEVAL_DATA", REPO.parent / "shared" / "data"))
 DEFAULT_OUT = REPO / "experiments" / "results" / "li2011"
 
 
-def run_dataset(data: Path, ds: Dataset, n_bootstrap: int, executor=None, cache_dir=None) -> tuple[pd.DataFrame, dict, list]:  # noqa: ANN001
-    """Results of every reference variant of one dataset, plus the paired tests."""
-    corpus, judgments = corpora.read(data / ds.path)
+def dataset_runs(result: StudyResult, ds: Dataset) -> list[tuple[str, object]]:
+    """``(label, Study)`` of each reference variant of ``ds`` in the study: the study's datasets
+    on the folder ``ds.path``, named ``ds.name + label``."""
+    return [(d.name.removeprefix(ds.name), study) for d, study in result.runs if d.path == ds.path]
+
+
+def analyse_dataset(result: StudyResult, ds: Dataset, n_bootstrap: int, store=None) -> tuple[pd.DataFrame, dict, list]:  # noqa: ANN001
+    """Results of every reference variant of one dataset, its signature, and the paired tests."""
     frames, tests = [], []
     signature: dict = {}
-    statistics = DEFAULT_STATISTICS + ds.statistics
-    for label, refs in ds.reference_variants(corpus.reference_names):
-        sub = corpus.subset(references=refs)
-        study = run(
-            sub, judgments=judgments, bootstrap=n_bootstrap, seed=SEED, executor=executor, cache_dir=cache_dir,
-            statistics=statistics,
-        )  # fmt: skip
+    runs = dataset_runs(result, ds)
+    for label, study in runs:
         results = study.results.copy()
         results["dataset"] = f"{ds.name}{label}"
         frames.append(results)
         signature = dict(study.signature)
-        signature["reference_variants"] = [name for name, _ in ds.reference_variants(corpus.reference_names)]
+        signature["reference_variants"] = [name for name, _ in runs]
         for kind, level, statistic, grouping in ds.tests:
-            tests += char_vs_word(study, judgments, ds, label, kind, level, statistic, grouping, n_bootstrap)
+            tests += char_vs_word(study, study.judgments, ds, label, kind, level, statistic, grouping, n_bootstrap, store=store)
     return pd.concat(frames, ignore_index=True), signature, tests
 
 
-def char_vs_word(study, judgments, ds, label, kind, level, statistic, grouping, n_bootstrap):  # noqa: ANN001, ANN201
-    """For each metric: char against the best word-level segmenter on one statistic."""
+def char_vs_word(study, judgments, ds, label, kind, level, statistic, grouping, n_bootstrap, store=None):  # noqa: ANN001, ANN201
+    """For each metric: char against the best word-level segmenter on one statistic (the
+    resampled values are kept in ``store``, the study's, when given)."""
     rows = []
     for metric in dict.fromkeys(c.metric for c in study.configs):
         configs = [c for c in study.configs if c.metric == metric and (c.segmenter == "char" or c.segmenter in WORD_SEGMENTERS)]
         if len(configs) < 2:
             continue
+        options = {"store": store} if store is not None else {}
         table = compare(
-            configs, judgments, kind, statistic, level, grouping=grouping, n_bootstrap=n_bootstrap, seed=SEED
+            configs, judgments, kind, statistic, level, grouping=grouping, n_bootstrap=n_bootstrap, seed=SEED, **options
         )
         values = {}
         for _, r in table.iterrows():
@@ -263,40 +268,68 @@ def forest_plot(tests: pd.DataFrame, path: Path) -> None:
     os.replace(tmp, path)
 
 
+def study_spec(data: Path | None, bootstrap: int, only: list[str] | None) -> StudySpec:
+    """The study of ``study.toml``, with the data folder, bootstrap and datasets chosen here."""
+    spec = load_spec(SPEC, data)
+    if spec.settings["seed"] != SEED:
+        raise SystemExit(f"li2011: {SPEC}: study.seed must be {SEED}, the seed of the paired tests")
+    paths = {ds.path for ds in DATASETS if not only or ds.name in only}
+    return replace(spec, datasets=tuple(d for d in spec.datasets if d.path in paths),
+                   settings={**spec.settings, "bootstrap": bootstrap})
+
+
+def write_runtime(path: Path, seconds: float, cold: bool, record: dict) -> None:
+    """``seconds``: the last run from an empty store; ``warm_seconds``: the last run that found
+    the store filled (kept only while it follows the recorded cold run on the same datasets)."""
+    try:
+        previous = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        previous = {}
+    if cold:
+        out = {"seconds": round(seconds, 1), **record}
+    elif previous.get("datasets") == record["datasets"] and "seconds" in previous:
+        out = {"seconds": previous["seconds"], **record, "warm_seconds": round(seconds, 1)}
+    else:
+        out = {"seconds": round(seconds, 1), **record, "warm_seconds": round(seconds, 1)}
+    write_atomic(path, json.dumps(out, indent=1) + "\n", overwrite=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Li, Zong & Ng 2011 on public data")
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--data", type=Path, default=None, help="shared data folder (default: the study file's, or $METAEVAL_DATA)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--bootstrap", type=int, default=1000)
     parser.add_argument("--only", action="append", help="dataset names to run (default: all)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (results do not depend on it)")
-    parser.add_argument("--cache-dir", type=Path, default=None, help="keep segmentations here across runs")
+    parser.add_argument("--cache-dir", type=Path, default=None, help="keep computed pieces here (default: OUT/store)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    args.out.mkdir(parents=True, exist_ok=True)
+    spec = study_spec(args.data, args.bootstrap, args.only)
+    store = args.cache_dir if args.cache_dir is not None else args.out / STORE
+    cold = not (store.is_dir() and any(p.is_file() for p in store.rglob("*")))
+    with workers(args.jobs) as (executor, jobs):
+        result = run_study(spec, out=args.out, jobs=jobs, executor=executor, cache_dir=store,
+                           log=lambda line: print(f"li2011: {line}", file=sys.stderr, flush=True))
     all_results, all_tests, signatures = [], [], {}
-    executor = cf.ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
     for ds in DATASETS:
         if args.only and ds.name not in args.only:
             continue
-        print(f"li2011: {ds.name}", file=sys.stderr, flush=True)
-        results, signature, tests = run_dataset(args.data, ds, args.bootstrap, executor, args.cache_dir)
+        results, signature, tests = analyse_dataset(result, ds, args.bootstrap, store)
         signatures[ds.name] = signature
         all_results.append(results)
         all_tests += tests
         write_atomic(args.out / f"{ds.slug}.md", dataset_markdown(ds, results, signature), overwrite=True)
     results = pd.concat(all_results, ignore_index=True)
     tests = pd.DataFrame(all_tests)
-    write_atomic(args.out / "results.tsv", results.to_csv(sep="\t", index=False, float_format="%.6g", lineterminator="\n"), overwrite=True)
+    # results.tsv is the study's (the same rows, written by metaeval study)
     write_atomic(args.out / "char_vs_word.tsv", tests.to_csv(sep="\t", index=False, float_format="%.6g", lineterminator="\n"), overwrite=True)
     write_atomic(args.out / "summary.md", summary_markdown(tests), overwrite=True)
     write_atomic(args.out / "ties.md", ties_markdown(tests, tie_rates(results)), overwrite=True)
     forest_plot(tests, args.out / "forest.png")
     write_atomic(args.out / "references.md", references_markdown(results), overwrite=True)
     write_atomic(args.out / "results.json", json.dumps({"seed": SEED, "n_bootstrap": args.bootstrap, "signatures": signatures}, indent=1, sort_keys=True, ensure_ascii=False) + "\n", overwrite=True)
-    runtime = {"seconds": round(time.perf_counter() - started, 1), "datasets": list(signatures), "jobs": args.jobs,
-               "cpus": os.cpu_count(), "n_bootstrap": args.bootstrap}
-    write_atomic(args.out / "runtime.json", json.dumps(runtime, indent=1) + "\n", overwrite=True)
+    record = {"datasets": list(signatures), "jobs": args.jobs, "cpus": os.cpu_count(), "n_bootstrap": args.bootstrap}
+    write_runtime(args.out / "runtime.json", time.perf_counter() - started, cold, record)
     print(summary_markdown(tests).split("## Every comparison")[0])
     return 0
 

@@ -176,10 +176,24 @@ def test_references_markdown_pivots_the_reference_variants():
     assert li.references_markdown(pd.DataFrame(rows[-1:])) == ""
 
 
-def test_reference_variants_of_a_dataset():
-    plain = Dataset("x", "x", "d", tables=())
-    assert plain.reference_variants(["A", "B"]) == [("", ["A", "B"])]
-    multi = Dataset("x/y", "x/y", "d", tables=(), ref_variants=((" ref A", ("A",)), (" refs A+B", ("A", "B"))))
-    assert multi.reference_variants(["A", "B"]) == [(" ref A", ["A"]), (" refs A+B", ["A", "B"])]
-    assert multi.slug == "x_y"
+def test_the_study_file_declares_the_datasets_of_the_analysis():
+    """study.toml holds what is computed; config.DATASETS what is tabulated: every analysed
+    dataset is in the study (WMT21 en-zh once per reference set), in the same order."""
+    from types import SimpleNamespace as NS
+
+    from experiments.li2011.config import DATASETS, SPEC
+    from metaeval.studyspec import load_spec
+
+    spec = load_spec(SPEC)
+    assert spec.settings["seed"] == li.SEED and spec.settings["bootstrap"] == 1000
+    assert list(dict.fromkeys(d.path for d in spec.datasets)) == [ds.path for ds in DATASETS]
+    variants = [(d.name, d.references) for d in spec.datasets if d.path == "wmt21/en-zh"]
+    assert variants == [("wmt21/en-zh ref A", ("A",)), ("wmt21/en-zh ref B", ("B",)), ("wmt21/en-zh refs A+B", ("A", "B"))]
+    # the reference variants of a dataset come back labelled, in the study's order
+    result = NS(runs=[(d, f"study of {d.name}") for d in spec.datasets])
+    wmt21 = next(ds for ds in DATASETS if ds.name == "wmt21/en-zh")
+    assert li.dataset_runs(result, wmt21) == [(" ref A", "study of wmt21/en-zh ref A"), (" ref B", "study of wmt21/en-zh ref B"),
+                                              (" refs A+B", "study of wmt21/en-zh refs A+B")]  # fmt: skip
+    assert li.dataset_runs(result, DATASETS[0]) == [("", "study of wmt24-esa/en-zh")]
+    assert Dataset("x/y", "x/y", "d", tables=()).slug == "x_y"
     assert np.isfinite(li.SEED)
