@@ -278,19 +278,30 @@ def study_spec(data: Path | None, bootstrap: int, only: list[str] | None) -> Stu
                    settings={**spec.settings, "bootstrap": bootstrap})
 
 
-def write_runtime(path: Path, seconds: float, cold: bool, record: dict) -> None:
+def cpu_seconds() -> float:
+    """CPU time (user + system) of this process and of its finished worker processes."""
+    import resource
+
+    return sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+               for f in ("ru_utime", "ru_stime"))  # fmt: skip
+
+
+def write_runtime(path: Path, seconds: float, cold: bool, record: dict, measured: dict | None = None) -> None:
     """``seconds``: the last run from an empty store; ``warm_seconds``: the last run that found
-    the store filled (kept only while it follows the recorded cold run on the same datasets)."""
+    the store filled (kept only while it follows the recorded cold run on the same datasets).
+    ``measured`` (CPU seconds, load average at the start) is stored under the same prefix."""
     try:
         previous = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         previous = {}
+    measured = measured or {}
     if cold:
-        out = {"seconds": round(seconds, 1), **record}
+        out = {"seconds": round(seconds, 1), **record, **measured}
     elif previous.get("datasets") == record["datasets"] and "seconds" in previous:
-        out = {"seconds": previous["seconds"], **record, "warm_seconds": round(seconds, 1)}
+        kept = {k: v for k, v in previous.items() if k not in record and not k.startswith("warm_")}
+        out = {**kept, **record, "warm_seconds": round(seconds, 1), **{f"warm_{k}": v for k, v in measured.items()}}
     else:
-        out = {"seconds": round(seconds, 1), **record, "warm_seconds": round(seconds, 1)}
+        out = {"seconds": round(seconds, 1), **record, "warm_seconds": round(seconds, 1), **{f"warm_{k}": v for k, v in measured.items()}}
     write_atomic(path, json.dumps(out, indent=1) + "\n", overwrite=True)
 
 
@@ -303,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (results do not depend on it)")
     parser.add_argument("--cache-dir", type=Path, default=None, help="keep computed pieces here (default: OUT/store)")
     args = parser.parse_args(argv)
-    started = time.perf_counter()
+    started, load = time.perf_counter(), round(os.getloadavg()[0], 1)
     spec = study_spec(args.data, args.bootstrap, args.only)
     store = args.cache_dir if args.cache_dir is not None else args.out / STORE
     cold = not (store.is_dir() and any(p.is_file() for p in store.rglob("*")))
@@ -329,7 +340,8 @@ def main(argv: list[str] | None = None) -> int:
     write_atomic(args.out / "references.md", references_markdown(results), overwrite=True)
     write_atomic(args.out / "results.json", json.dumps({"seed": SEED, "n_bootstrap": args.bootstrap, "signatures": signatures}, indent=1, sort_keys=True, ensure_ascii=False) + "\n", overwrite=True)
     record = {"datasets": list(signatures), "jobs": args.jobs, "cpus": os.cpu_count(), "n_bootstrap": args.bootstrap}
-    write_runtime(args.out / "runtime.json", time.perf_counter() - started, cold, record)
+    measured = {"cpu_seconds": round(cpu_seconds(), 1), "load_average_at_start": load}
+    write_runtime(args.out / "runtime.json", time.perf_counter() - started, cold, record, measured)
     print(summary_markdown(tests).split("## Every comparison")[0])
     return 0
 

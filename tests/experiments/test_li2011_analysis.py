@@ -3,6 +3,7 @@ segmenter, the char-vs-word rows, the headline counts and the Markdown built fro
 
 from __future__ import annotations
 
+import json
 import math
 from types import SimpleNamespace
 
@@ -197,3 +198,16 @@ def test_the_study_file_declares_the_datasets_of_the_analysis():
     assert li.dataset_runs(result, DATASETS[0]) == [("", "study of wmt24-esa/en-zh")]
     assert Dataset("x/y", "x/y", "d", tables=()).slug == "x_y"
     assert np.isfinite(li.SEED)
+
+
+def test_runtime_keeps_the_cold_run_beside_the_warm_one(tmp_path):
+    path = tmp_path / "runtime.json"
+    record = {"datasets": ["a", "b"], "jobs": 2}
+    li.write_runtime(path, 100.04, True, record, {"cpu_seconds": 150.0})
+    li.write_runtime(path, 9.96, False, record, {"cpu_seconds": 8.0})
+    assert json.loads(path.read_text()) == {"seconds": 100.0, "datasets": ["a", "b"], "jobs": 2, "cpu_seconds": 150.0,
+                                            "warm_seconds": 10.0, "warm_cpu_seconds": 8.0}  # fmt: skip
+    li.write_runtime(path, 5.0, False, {"datasets": ["a"], "jobs": 2})  # another set of datasets: no cold run to keep
+    assert json.loads(path.read_text()) == {"seconds": 5.0, "datasets": ["a"], "jobs": 2, "warm_seconds": 5.0}
+    li.write_runtime(path, 50.0, True, record)  # a new cold run drops the old warm one
+    assert json.loads(path.read_text()) == {"seconds": 50.0, "datasets": ["a", "b"], "jobs": 2}
