@@ -233,14 +233,16 @@ def rerun(label: str, names: list[str], max_children: int) -> int:
     # a file it already knows
     (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     _configure(work, MODULES[label])  # the current test selection
-    for test_dir in MODULES[label].tests:  # and the current tests
-        source, target = REPO / test_dir, work / "mutants" / test_dir
-        if source.is_dir():
-            shutil.rmtree(target, ignore_errors=True)
-            shutil.copytree(source, target)
-        else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
+    # and the current tests, in the copy too (mutmut copies its tests/ into mutants/ again)
+    for test_dir in dict.fromkeys(t.split("::")[0] for t in MODULES[label].tests):
+        source = REPO / test_dir
+        for target in (work / test_dir, work / "mutants" / test_dir):
+            if source.is_dir():
+                shutil.rmtree(target, ignore_errors=True)
+                shutil.copytree(source, target)
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
     code = subprocess.call(["nice", "-n", "10", sys.executable, "-m", "mutmut", "run", *names,
                             "--max-children", str(max_children)], cwd=work, env=_env())
     _keep_results(work)
@@ -311,6 +313,7 @@ def summary() -> int:
         lines += [f"| `{n}` | {equivalent[n]} |" for n in sorted(listed_equivalent)]
     if survivors:
         lines += ["", "## Survivors not yet explained", ""] + [f"- `{n}`" for n in sorted(survivors)]
+    lines += ["", "## Notes", "", *NOTES]
     if PLANTED.exists():
         with PLANTED.open(encoding="utf-8") as handle:
             rows = [r for r in csv.reader(handle, delimiter="\t") if r and not r[0].startswith("#")]
@@ -321,6 +324,24 @@ def summary() -> int:
     SUMMARY.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(line for line in lines if line.startswith("| metaeval") or line.startswith("| experiments")))
     return 0
+
+
+NOTES = [
+    "- *experiments/* counts the analysis functions of both studies (Li et al. 2011: `char_vs_word`,",
+    "  `dataset_markdown`, `headline`, `summary_markdown`, `references_markdown`, `tie_rates`, `ties_markdown`;",
+    "  Denoual & Lepage 2005: `_tagged`, `chars_per_word`, `summary`), not the pipelines (`main`, `run_dataset`,",
+    "  `run_all`), plots and runtime files, which only the slow reruns of the studies reach.",
+    "- mutmut runs against a mutant only the tests its stats run saw calling the mutated function, and it",
+    "  sees calls in the test process only: a test that runs the console script in a subprocess is never",
+    "  run against the mutant (\"no tests\"). The command-line tests in the selections call",
+    "  `metaeval.cli.main` in the process; `tests/robustness/test_output_safety.py`, which runs the script,",
+    "  is left out.",
+    "- Each module runs in its own copy of the tree: `metaeval/segmenters` and `metaeval/corpora` are",
+    "  symbolic links, copied as links into the copy and by `also_copy` into mutmut's `mutants/`.",
+    "- Survivors of the first run were killed by tests added afterwards and checked with `rerun`; the",
+    "  mutants run are listed in `mutation-runs/<module>/mutation-plan.json` (not committed; the same seed",
+    "  draws the same sample from the same source).",
+]
 
 
 def _wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
