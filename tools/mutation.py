@@ -64,7 +64,7 @@ MODULES = {
     "metaeval/evaluate.py": Module(
         ("metaeval/evaluate.py",), ("metaeval.evaluate.*",),
         ("tests/test_evaluate.py", "tests/test_cli_correlate_options.py", "tests/test_cli_comparisons_options.py",
-         "tests/test_evaluate_notes.py", "tests/test_paired_tests.py", "tests/test_tiestats.py",
+         "tests/test_evaluate_notes.py", "tests/test_tiestats.py",
          "tests/test_cli.py::test_cache_dir_keeps_segmentations_and_changes_no_number"),
     ),
     "metaeval/equivalence.py": Module(("metaeval/equivalence.py",), ("metaeval.equivalence.*",),
