@@ -125,7 +125,7 @@ def measure(metric, refs, systems: dict[str, list], repeat: int) -> dict[str, An
         all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(o, n)) for o, n in zip(old, new)
     )
     start = time.process_time()
-    old_stats = [old_finish(tercom._batch_edits(*o[:4]), o[4]) for o in old]
+    old_stats = [old_finish(tercom._batch_edits(*o[:4], np.zeros(1, dtype=np.int64)), o[4]) for o in old]
     kernel = time.process_time() - start
     prepared = metric.prepare(refs)
     new_stats = [metric.segment_stats(hyps, prepared) for hyps in systems.values()]

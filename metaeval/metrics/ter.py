@@ -11,8 +11,9 @@ tercom, a zero length scores 1 when there are edits and 0 otherwise. A corpus or
 scores its summed statistics. ``invert=True`` gives ``1 - TER`` (higher is better).
 
 Length guard: tercom's search costs grow faster than the square of the segment length (on
-real paragraphs about 0.1 s for a 500-token pair, 0.6-2 s for 1000 or 2000, ten minutes for
-4000; 18 s for 1000 tokens whose blocks are shuffled), so a segment longer than ``max_len`` tokens
+real paragraphs about 0.1 s for a 500-token pair, 0.3-0.8 s for 1000, 0.9-2.6 s for 2000,
+about ten minutes for 4000; 25 s for 1000 tokens whose 7-token blocks are shuffled;
+``benchmarks/ter_lengths.json``), so a segment longer than ``max_len`` tokens
 (default :data:`DEFAULT_MAX_LEN`, at most :data:`MAX_LEN_BOUND`) on either side is an
 error that names it, never an approximation: every number TER reports is tercom's. The
 longest segment of the shared evaluation data is 753 ``char`` tokens
@@ -39,8 +40,8 @@ TOOL, TOOL_VERSION = "tercom", "0.7.25"
 
 #: Longest segment, in tokens, that TER scores by default (``ter:max_len=N`` changes it).
 DEFAULT_MAX_LEN = 1000
-#: Upper bound of ``max_len``: a pair of 2000-token paragraphs takes about 2 s, of 4000 about
-#: ten minutes (``benchmarks/ter_lengths.json``).
+#: Upper bound of ``max_len``: a pair of 2000-token paragraphs takes up to about 3 s, of 4000
+#: about ten minutes (``benchmarks/ter_lengths.py``).
 MAX_LEN_BOUND = 2000
 
 #: Id given to every hypothesis token that occurs in no reference. Such tokens never match,

@@ -44,6 +44,7 @@ cut-off, so that the scoring loop carries no recording work.
 
 from __future__ import annotations
 
+import threading
 from typing import Sequence
 
 import numpy as np
@@ -521,10 +522,11 @@ def _unbeamed_exceeds(arr, peq, fpv, fmv, first, last, tpv, tmv, words, rl, sfx,
 
 
 @njit(cache=True)
-def _pair_edits(hyp, ref, col_buf, path_buf, sfx_buf, cand_buf):
+def _pair_edits(hyp, ref, col_buf, path_buf, sfx_buf, cand_buf, stop):
     """Total tercom edits (shifts + beam edit distance after shifting) of two non-empty sequences.
 
     ``*_buf`` are work buffers at least as large as this pair needs (see :func:`_batch_edits`).
+    Returns -1 as soon as ``stop[0]`` is set (checked before each round of shifts).
     """
     hl = hyp.shape[0]
     rl = ref.shape[0]
@@ -575,6 +577,8 @@ def _pair_edits(hyp, ref, col_buf, path_buf, sfx_buf, cand_buf):
     redo_rev = 0
     med = 0
     while True:
+        if stop[0] != 0:
+            return -1
         if redo == 0:
             col[0] = 0
             med = _record_columns(cur, rloc, 0, col, nxt, 0, 0, _INF, 0, 0, col_in, in_lo, in_hi, state, path)
@@ -656,9 +660,13 @@ def _pair_edits(hyp, ref, col_buf, path_buf, sfx_buf, cand_buf):
         shifts += 1
 
 
-@njit(cache=True)
-def _batch_edits(hyp_flat, hyp_off, ref_flat, ref_off):
-    """Edits of pair ``p``: ``hyp_flat[hyp_off[p]:hyp_off[p+1]]`` against the matching ref slice."""
+@njit(cache=True, nogil=True)
+def _batch_edits(hyp_flat, hyp_off, ref_flat, ref_off, stop):
+    """Edits of pair ``p``: ``hyp_flat[hyp_off[p]:hyp_off[p+1]]`` against the matching ref slice.
+
+    Runs without the GIL; once another thread sets ``stop[0]``, the remaining pairs get -1 and
+    the call returns within one round of shifts.
+    """
     n = hyp_off.shape[0] - 1
     out = np.empty(n, dtype=np.int64)
     cells = 1
@@ -677,7 +685,7 @@ def _batch_edits(hyp_flat, hyp_off, ref_flat, ref_off):
             # tercom's TERnullstr: an empty side costs the other side's length
             out[p] = h.shape[0] + r.shape[0]
         else:
-            out[p] = _pair_edits(h, r, col_buf, path_buf, sfx_buf, cand_buf)
+            out[p] = _pair_edits(h, r, col_buf, path_buf, sfx_buf, cand_buf, stop)
     return out
 
 
@@ -689,11 +697,7 @@ def _flatten(seqs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return flat, offsets
 
 
-#: Cells (hypothesis x reference length, summed over pairs) given to one kernel call. A kernel
-#: call cannot be interrupted (compiled code runs no Python signal handler), so pairs go to the
-#: kernel in batches of about this much work (a few hundredths of a second on real data): Ctrl-C
-#: and SIGTERM take effect between batches. A pair larger than this is a batch of its own;
-#: TER's ``max_len`` bounds it.
+#: Cells (hypothesis x reference length, summed over pairs) given to one kernel call.
 BATCH_CELLS = 200_000
 
 
@@ -714,8 +718,8 @@ def pair_edits(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray]) -> np.nda
     """tercom 0.7.25 edits of each ``hyps[p]`` against ``refs[p]``, as an int64 array.
 
     Tokens are integer ids (equal ids are equal tokens). An empty side costs the length of
-    the other side, as tercom's ``TERnullstr``. Pairs are computed in batches of about
-    :data:`BATCH_CELLS` cells, so an interrupt is never held up for long.
+    the other side, as tercom's ``TERnullstr``. An interrupt (Ctrl-C, SIGTERM) stops the
+    computation within one round of shifts (:func:`_edits_flat`).
     """
     if len(hyps) != len(refs):
         raise ValueError(f"pair_edits: got {len(hyps)} hypotheses and {len(refs)} references")
@@ -727,10 +731,37 @@ def pair_edits(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray]) -> np.nda
 
 
 def _edits_flat(hyp_flat: np.ndarray, hyp_off: np.ndarray, ref_flat: np.ndarray, ref_off: np.ndarray) -> np.ndarray:
-    """Edits of every flat pair, the kernel called on batches of about :data:`BATCH_CELLS` cells."""
+    """Edits of every flat pair, computed in a helper thread so that an interrupt is never held up.
+
+    Compiled code runs no Python signal handler, so the kernel runs without the GIL in a thread
+    while this thread waits, ready to take Ctrl-C or SIGTERM (``KeyboardInterrupt``); it then
+    sets the stop flag, which the kernel checks before each round of shifts, waits for it to
+    return (well under a second) and raises. Pairs go to the kernel in batches of about
+    :data:`BATCH_CELLS` cells.
+    """
     out = np.empty(len(hyp_off) - 1, dtype=np.int64)
-    for first, end in _batches(hyp_off, ref_off):
-        out[first:end] = _batch_edits(hyp_flat, hyp_off[first:end + 1], ref_flat, ref_off[first:end + 1])
+    stop = np.zeros(1, dtype=np.int64)
+    failed: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for first, end in _batches(hyp_off, ref_off):
+                if stop[0]:
+                    return
+                out[first:end] = _batch_edits(hyp_flat, hyp_off[first:end + 1], ref_flat, ref_off[first:end + 1], stop)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the calling thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=work, name="tercom", daemon=True)
+    thread.start()
+    try:
+        thread.join()
+    except BaseException:
+        stop[0] = 1
+        thread.join()
+        raise
+    if failed:
+        raise failed[0]
     return out
 
 

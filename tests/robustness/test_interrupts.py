@@ -1,6 +1,7 @@
 """Ctrl-C and SIGTERM stop a real ``metaeval`` process within seconds while it is inside the
-compiled TER kernels, in this process (``--jobs 1``) and with worker processes (``--jobs 2``):
-exit status 130, one line, no traceback, no worker left behind, nothing in ``--out``."""
+compiled TER kernels, in this process (``--jobs 1``) and with worker processes (``--jobs 2``),
+also in the middle of one pair that keeps the kernel busy for many seconds: exit status 130,
+one line, no traceback, no worker left behind, nothing in ``--out``."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ._helpers import REPO, WMT24_ZH, leftovers
+from ._helpers import REPO, WMT24_ZH, leftovers, make_corpus, write
 
 #: Seconds from the signal to the end of the process that the test accepts.
 STOP_WITHIN = 5.0
@@ -57,16 +58,12 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("jobs", ["1", "2"])
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_signal_inside_ter_stops_the_run(tmp_path, jobs, signum):
-    out = tmp_path / "out"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "metaeval", "run", str(WMT24_ZH), "-s", "char", "-m", "ter", "--jobs", jobs,
-         "--bootstrap", "20", "-q", "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
-    )  # fmt: skip
+def _interrupt(argv: list[str], signum: int) -> tuple[float, int, str, str, list[int]]:
+    """Start ``metaeval argv``, let it work :data:`WORK_BEFORE_SIGNAL` seconds once its handlers
+    are installed (noting its child processes), send ``signum``; return the seconds from the
+    signal to its end, its exit status, stdout, stderr and the children seen."""
+    proc = subprocess.Popen([sys.executable, "-m", "metaeval", *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=REPO)
     workers: list[int] = []
     try:
         deadline = time.monotonic() + 60
@@ -76,19 +73,30 @@ def test_signal_inside_ter_stops_the_run(tmp_path, jobs, signum):
         while time.monotonic() < end_of_work and proc.poll() is None:
             workers = sorted(set(workers) | set(_children(proc.pid)))
             time.sleep(0.1)
-        assert proc.poll() is None, "the run ended before it could be interrupted"
-        if jobs == "2":
-            assert workers, "no worker process was started"
+        assert proc.poll() is None, "the command ended before it could be interrupted"
         sent = time.monotonic()
         proc.send_signal(signum)
-        stdout, stderr = proc.communicate(timeout=60)
+        stdout, stderr = proc.communicate(timeout=120)
         elapsed = time.monotonic() - sent
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+    return elapsed, proc.returncode, stdout, stderr, workers
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_signal_inside_ter_stops_the_run(tmp_path, jobs, signum):
+    out = tmp_path / "out"
+    elapsed, code, stdout, stderr, workers = _interrupt(
+        ["run", str(WMT24_ZH), "-s", "char", "-m", "ter", "--jobs", jobs, "--bootstrap", "20", "-q", "--out", str(out)],
+        signum)
+    if jobs == "2":
+        assert workers, "no worker process was started"
     assert elapsed < STOP_WITHIN, f"stopped {elapsed:.1f} s after the signal"
-    assert proc.returncode == 130, stderr
+    assert code == 130, stderr
     assert stdout == "" and "Traceback" not in stderr
     # WMT24 en-zh has two segments that differ from the reference only in normalisation form
     errors = [line for line in stderr.splitlines() if not line.startswith("metaeval: warning: ")]
@@ -96,3 +104,34 @@ def test_signal_inside_ter_stops_the_run(tmp_path, jobs, signum):
     time.sleep(0.5)
     assert [pid for pid in workers if _alive(pid)] == []
     assert leftovers(out) == [] and not out.exists()
+
+
+def _adversarial_corpus(root: Path) -> Path:
+    """One 1000-character segment whose hypothesis is its reference cut into 7-character blocks,
+    shuffled (seeded): tercom tries many shifts, one pair takes 18 s or more."""
+    import numpy as np
+
+    text = "".join("".join(line.split()) for line in (WMT24_ZH / "ref.refA.zh").read_text(encoding="utf-8").splitlines())
+    ref = text[:1000]
+    blocks = [ref[k:k + 7] for k in range(0, len(ref), 7)]
+    np.random.default_rng(0).shuffle(blocks)
+    write(root / "src.en", "x\n")
+    write(root / "ref.A.zh", ref + "\n")
+    write(root / "systems" / "s.zh", "".join(blocks) + "\n")
+    return root
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_signal_inside_one_long_ter_pair(tmp_path, signum):
+    """A single pair that keeps the kernel busy for many seconds is still stopped at once."""
+    corpus = _adversarial_corpus(tmp_path / "long")
+    # compile (or load) the kernels first, so that the signal below reaches the search itself
+    warm = make_corpus(tmp_path / "warm", esa={})
+    assert subprocess.run([sys.executable, "-m", "metaeval", "score", str(warm), "-s", "char", "-m", "ter", "-q"],
+                          cwd=REPO, capture_output=True, timeout=600).returncode == 0
+    elapsed, code, stdout, stderr, _ = _interrupt(["score", str(corpus), "-s", "char", "-m", "ter", "-j", "1", "-q"],
+                                                  signum)
+    assert elapsed < STOP_WITHIN, f"stopped {elapsed:.1f} s after the signal"
+    assert code == 130 and stdout == "" and "Traceback" not in stderr
+    assert stderr.splitlines() == ["metaeval: interrupted; no output was written"], stderr
