@@ -68,3 +68,14 @@ def test_every_pair_compares_the_reported_values(capsys, files, tmp_path, statis
             assert t.delta == 0.0 and t.p_value == 1.0
             if method == "bootstrap":
                 assert (t.delta_ci_low, t.delta_ci_high) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("suffix, sep", [(".csv", ","), (".CSV", ","), (".tsv", "\t"), (".txt", "\t")])
+def test_comparisons_format_follows_the_suffix(capsys, files, tmp_path, suffix, sep):  # noqa: F811
+    add_configs(files["scores"], twin=False)
+    out = tmp_path / f"comparisons{suffix}"
+    argv = ["correlate", "--scores", str(files["scores"]), "--judgments", str(files["judgments"]), "--kind", "esa",
+            "--statistic", "seg:consistency", "--bootstrap", "20", "--comparisons", str(out)]
+    assert main(argv) == 0
+    table = pd.read_csv(out, sep=sep)
+    assert len(table) == 1 and {"config_a", "config_b", "p_value"} <= set(table.columns)

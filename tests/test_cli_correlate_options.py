@@ -173,6 +173,8 @@ def test_signature_records_the_options(capsys, files, tmp_path):
     signature = json.loads((tmp_path / "results.tsv.signature.json").read_text(encoding="utf-8"))
     assert signature["n_bootstrap"] == 7 and signature["seed"] == 99 and signature["tie_policy"] == "half"
     assert signature["threshold"] == 10.0
+    assert signature["scores"] == str(files["scores"]) and signature["judgments"] == str(files["judgments"])
+    assert signature["statistics"]["asked"] and signature["statistics"]["average"] == "macro"
 
 
 def test_judgments_format_is_passed_to_the_reader(capsys, files):

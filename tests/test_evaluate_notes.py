@@ -35,14 +35,21 @@ def test_statistics_signature_records_every_option():
     assert default["epsilon"].startswith("re-fitted on every bootstrap resample")
 
 
-def test_compare_resamples_as_often_as_the_command_line_by_default():
-    import inspect
-
+def test_compare_resamples_as_often_as_the_command_line_by_default(files):  # noqa: F811
+    from metaeval.api import configs_from_table, read_judgments, read_scores
     from metaeval.cli import build_parser
     from metaeval.evaluate import compare
+    from tests.test_cli_comparisons_options import add_configs
 
-    run = build_parser().parse_args(["run", "corpus"])
-    assert inspect.signature(compare).parameters["n_bootstrap"].default == run.bootstrap == 1000
+    assert build_parser().parse_args(["run", "corpus"]).bootstrap == 1000
+    add_configs(files["scores"], twin=False)
+    configs = configs_from_table(read_scores(files["scores"]), source="scores")
+    (row,) = compare(configs, read_judgments(files["judgments"], None, None), "esa").itertuples()
+    # two-sided p = 2 k / 1000 for k of the 1000 resamples that flip the sign
+    k = row.p_value * 1000 / 2
+    assert 0 < row.p_value < 1 and k == pytest.approx(round(k), abs=1e-9)
+    with_1001 = compare(configs, read_judgments(files["judgments"], None, None), "esa", n_bootstrap=1001).p_value.iloc[0]
+    assert with_1001 * 1001 / 2 == pytest.approx(round(with_1001 * 1001 / 2), abs=1e-9)
 
 
 def test_judged_systems_without_scores_are_named_with_given_system_scores(capsys, files, tmp_path):  # noqa: F811
