@@ -79,3 +79,13 @@ def test_comparisons_format_follows_the_suffix(capsys, files, tmp_path, suffix, 
     assert main(argv) == 0
     table = pd.read_csv(out, sep=sep)
     assert len(table) == 1 and {"config_a", "config_b", "p_value"} <= set(table.columns)
+
+
+def test_leaderboard_checks_its_output_before_reading(capsys, tmp_path):
+    existing = tmp_path / "board.md"
+    existing.write_text("kept\n", encoding="utf-8")
+    # the results file does not exist either: the output is refused first
+    assert main(["leaderboard", str(tmp_path / "missing.json"), "-o", str(existing)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"metaeval: error: {existing}: file exists") and "missing.json" not in err
+    assert existing.read_text(encoding="utf-8") == "kept\n"
