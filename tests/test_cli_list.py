@@ -1,0 +1,16 @@
+"""``metaeval list`` names the segmenters, metrics and corpus formats available."""
+
+from __future__ import annotations
+
+from metaeval import corpora
+from metaeval.cli import main
+from metaeval.metrics import available_metrics
+
+
+def test_list_names_segmenters_metrics_and_formats(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    sections = out.split("\n\n")
+    assert sections[1].startswith("segmenters:\n") and "  char " in sections[1]
+    assert sections[2].splitlines()[1:] == [f"  {n:8s} {d}" for n, d in available_metrics().items()]
+    assert corpora.FORMATS and sections[3].splitlines() == ["formats:"] + [f"  {n}" for n in corpora.FORMATS]
