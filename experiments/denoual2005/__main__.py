@@ -12,13 +12,14 @@ study's ``equivalence.tsv`` and ``study.json``:
 - ``figure1_<dataset>.png`` (BLEUw4 against BLEUc18) and ``figure2_<dataset>.png`` (fraction
   of items with BLEUcM <= BLEUw(N-1) as M goes 1..30) for the English targets;
 - ``results.json``: every table of every run with its signature;
-- ``runtime.json``: how long the run took (the only file that differs between reruns).
+- ``runtime.json``: how long the run from an empty store took (``seconds``) and the last rerun
+  that read the store (``warm_seconds``), with CPU seconds and load average (the only file that
+  differs between reruns).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -28,6 +29,7 @@ from typing import Sequence
 import pandas as pd
 
 from experiments.denoual2005 import config
+from experiments.runtime import cpu_seconds, store_is_empty, write_runtime
 from metaeval.equivalence import EquivalenceResult
 from metaeval.report.equivalence import equivalence_dict, frame_section, render_equivalence
 from metaeval.errors import MetaevalError
@@ -35,7 +37,7 @@ from metaeval.report.files import write_atomic
 from metaeval.report.plots import line, scatter
 from metaeval.report.results import flatten_signature, to_json
 from metaeval.report.text import render_markdown
-from metaeval.studies import run_study
+from metaeval.studies import STORE, run_study
 from metaeval.studyspec import load_spec
 
 Run = tuple[config.Dataset, str, EquivalenceResult]
@@ -141,12 +143,6 @@ def summary(runs: Sequence[Run]) -> tuple[str, dict]:
     return text, data
 
 
-def write_runtime(path: Path, seconds: float, datasets: Sequence[str]) -> None:
-    """Wall-clock time of the whole run, with what it covered and the machine's CPU count."""
-    record = {"seconds": round(seconds, 1), "datasets": list(datasets), "cpus": os.cpu_count()}
-    write_atomic(path, json.dumps(record, indent=1) + "\n", overwrite=True)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.denoual2005", description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=None, help="shared data folder (default: the study file's, or $METAEVAL_DATA)")
@@ -160,14 +156,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if unknown:
             parser.error(f"unknown dataset(s) {unknown}; known: {', '.join(known)}")
         datasets = tuple(known[p] for p in args.only)
-    started = time.perf_counter()
+    started, load = time.perf_counter(), round(os.getloadavg()[0], 1)
+    cold = store_is_empty(args.out / STORE)
     try:
         args.out.mkdir(parents=True, exist_ok=True)
         runs = run_all(args.data, args.out, datasets)
         text, data = summary(runs)
         write_atomic(args.out / "summary.md", text, overwrite=True)
         write_atomic(args.out / "results.json", to_json(data, indent=1) + "\n", overwrite=True)
-        write_runtime(args.out / "runtime.json", time.perf_counter() - started, [d.path for d in datasets])
+        record = {"datasets": [d.path for d in datasets], "cpus": os.cpu_count()}
+        measured = {"cpu_seconds": round(cpu_seconds(), 1), "load_average_at_start": load}
+        write_runtime(args.out / "runtime.json", time.perf_counter() - started, cold, record, measured)
     except MetaevalError as exc:
         sys.stderr.write(f"denoual2005: error: {exc}\n")
         return exc.exit_code

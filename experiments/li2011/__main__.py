@@ -28,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from experiments.li2011.config import DATASETS, SEED, SPEC, WORD_SEGMENTERS, Dataset
+from experiments.runtime import cpu_seconds, store_is_empty, write_runtime
 from metaeval.compute import workers
 from metaeval.evaluate import compare
 from metaeval.report.files import write_atomic
@@ -278,33 +279,6 @@ def study_spec(data: Path | None, bootstrap: int, only: list[str] | None) -> Stu
                    settings={**spec.settings, "bootstrap": bootstrap})
 
 
-def cpu_seconds() -> float:
-    """CPU time (user + system) of this process and of its finished worker processes."""
-    import resource
-
-    return sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
-               for f in ("ru_utime", "ru_stime"))  # fmt: skip
-
-
-def write_runtime(path: Path, seconds: float, cold: bool, record: dict, measured: dict | None = None) -> None:
-    """``seconds``: the last run from an empty store; ``warm_seconds``: the last run that found
-    the store filled (kept only while it follows the recorded cold run on the same datasets).
-    ``measured`` (CPU seconds, load average at the start) is stored under the same prefix."""
-    try:
-        previous = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        previous = {}
-    measured = measured or {}
-    if cold:
-        out = {"seconds": round(seconds, 1), **record, **measured}
-    elif previous.get("datasets") == record["datasets"] and "seconds" in previous:
-        kept = {k: v for k, v in previous.items() if k not in record and not k.startswith("warm_")}
-        out = {**kept, **record, "warm_seconds": round(seconds, 1), **{f"warm_{k}": v for k, v in measured.items()}}
-    else:
-        out = {"seconds": round(seconds, 1), **record, "warm_seconds": round(seconds, 1), **{f"warm_{k}": v for k, v in measured.items()}}
-    write_atomic(path, json.dumps(out, indent=1) + "\n", overwrite=True)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Li, Zong & Ng 2011 on public data")
     parser.add_argument("--data", type=Path, default=None, help="shared data folder (default: the study file's, or $METAEVAL_DATA)")
@@ -317,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     started, load = time.perf_counter(), round(os.getloadavg()[0], 1)
     spec = study_spec(args.data, args.bootstrap, args.only)
     store = args.cache_dir if args.cache_dir is not None else args.out / STORE
-    cold = not (store.is_dir() and any(p.is_file() for p in store.rglob("*")))
+    cold = store_is_empty(store)
     with workers(args.jobs) as (executor, jobs):
         result = run_study(spec, out=args.out, jobs=jobs, executor=executor, cache_dir=store,
                            log=lambda line: print(f"li2011: {line}", file=sys.stderr, flush=True))

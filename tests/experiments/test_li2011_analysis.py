@@ -201,13 +201,20 @@ def test_the_study_file_declares_the_datasets_of_the_analysis():
 
 
 def test_runtime_keeps_the_cold_run_beside_the_warm_one(tmp_path):
+    from experiments import runtime
+
+    assert runtime.store_is_empty(tmp_path / "store")
+    (tmp_path / "store" / "stats").mkdir(parents=True)
+    assert runtime.store_is_empty(tmp_path / "store")  # folders only
+    (tmp_path / "store" / "stats" / "x.npz").write_bytes(b"x")
+    assert not runtime.store_is_empty(tmp_path / "store")
     path = tmp_path / "runtime.json"
     record = {"datasets": ["a", "b"], "jobs": 2}
-    li.write_runtime(path, 100.04, True, record, {"cpu_seconds": 150.0})
-    li.write_runtime(path, 9.96, False, record, {"cpu_seconds": 8.0})
+    runtime.write_runtime(path, 100.04, True, record, {"cpu_seconds": 150.0})
+    runtime.write_runtime(path, 9.96, False, record, {"cpu_seconds": 8.0})
     assert json.loads(path.read_text()) == {"seconds": 100.0, "datasets": ["a", "b"], "jobs": 2, "cpu_seconds": 150.0,
                                             "warm_seconds": 10.0, "warm_cpu_seconds": 8.0}  # fmt: skip
-    li.write_runtime(path, 5.0, False, {"datasets": ["a"], "jobs": 2})  # another set of datasets: no cold run to keep
+    runtime.write_runtime(path, 5.0, False, {"datasets": ["a"], "jobs": 2})  # another set of datasets: no cold run to keep
     assert json.loads(path.read_text()) == {"seconds": 5.0, "datasets": ["a"], "jobs": 2, "warm_seconds": 5.0}
-    li.write_runtime(path, 50.0, True, record)  # a new cold run drops the old warm one
+    runtime.write_runtime(path, 50.0, True, record)  # a new cold run drops the old warm one
     assert json.loads(path.read_text()) == {"seconds": 50.0, "datasets": ["a", "b"], "jobs": 2}
