@@ -81,11 +81,28 @@ def test_comparisons_format_follows_the_suffix(capsys, files, tmp_path, suffix, 
     assert len(table) == 1 and {"config_a", "config_b", "p_value"} <= set(table.columns)
 
 
-def test_leaderboard_checks_its_output_before_reading(capsys, tmp_path):
+@pytest.mark.parametrize("command, option", [("leaderboard", "-o"), ("run", "--out")])
+def test_output_is_checked_before_the_input_is_read(capsys, tmp_path, command, option):
     existing = tmp_path / "board.md"
     existing.write_text("kept\n", encoding="utf-8")
-    # the results file does not exist either: the output is refused first
-    assert main(["leaderboard", str(tmp_path / "missing.json"), "-o", str(existing)]) == 2
+    # the input does not exist either: the output (a file in the way) is refused first
+    assert main([command, str(tmp_path / "missing"), option, str(existing)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"metaeval: error: {existing}: file exists") and "missing.json" not in err
+    assert err.startswith(f"metaeval: error: {existing}") and "missing" not in err.replace(str(existing), "")
     assert existing.read_text(encoding="utf-8") == "kept\n"
+
+
+def test_correlate_answers_char_against_the_best_word_level(capsys, files):  # noqa: F811
+    # jieba's scores are 1 - char's: every pair that char orders right, jieba orders wrong
+    with files["scores"].open("a", encoding="utf-8") as handle:
+        for seg, values in METRIC.items():
+            for system, value in zip("ABC", values):
+                handle.write(f"toy\tjieba\t{system}\tseg\t{seg}\t{1 - value:.2f}\n")
+    argv = ["correlate", "--scores", str(files["scores"]), "--judgments", str(files["judgments"]), "--kind", "esa",
+            "--statistic", "seg:consistency", "--bootstrap", "20", "-f", "text"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "Answer: character level (char) against the best word level" in out
+    # hand counts: char C = 7, D = 2 (7/9); jieba C = 2, D = 7 (2/9)
+    (line,) = [line for line in out.splitlines() if line.startswith("esa    seg    consistency")]
+    assert "toy: char 0.778, jieba 0.222" in line and "+0.556" in line
