@@ -46,6 +46,7 @@ RUNS = REPO / "mutation-runs"
 SUMMARY = REPO / "tools" / "mutation-summary.md"
 EQUIVALENT = REPO / "tools" / "mutation-equivalent.tsv"
 PLANTED = REPO / "tools" / "mutation-planted.tsv"
+PENDING = REPO / "tools" / "mutation-pending.tsv"
 
 
 @dataclass(frozen=True)
@@ -249,10 +250,11 @@ def rerun(label: str, names: list[str], max_children: int) -> int:
     return code or summary()
 
 
-def _equivalent() -> dict[str, str]:
-    if not EQUIVALENT.exists():
+def _equivalent(path: Path = EQUIVALENT) -> dict[str, str]:
+    """Mutant name -> reason, from a two-column TSV (``#`` starts a comment line)."""
+    if not path.exists():
         return {}
-    with EQUIVALENT.open(encoding="utf-8") as handle:
+    with path.open(encoding="utf-8") as handle:
         rows = [r for r in csv.reader(handle, delimiter="\t") if r and not r[0].startswith("#")]
     return {r[0]: r[1] for r in rows}
 
@@ -312,7 +314,11 @@ def summary() -> int:
         lines += ["", "## Equivalent mutants", "", "| mutant | why no result can change |", "|---|---|"]
         lines += [f"| `{n}` | {equivalent[n]} |" for n in sorted(listed_equivalent)]
     if survivors:
-        lines += ["", "## Survivors not yet explained", ""] + [f"- `{n}`" for n in sorted(survivors)]
+        pending = _equivalent(PENDING)
+        lines += ["", "## Survivors not yet explained", "",
+                  "Where a test meant to kill the mutant was added but the mutant has not been run against it yet,",
+                  "the test is named (`tools/mutation-pending.tsv`).", ""]
+        lines += [f"- `{n}`" + (f": {pending[n]}" if n in pending else "") for n in sorted(survivors)]
     lines += ["", "## Notes", "", *NOTES]
     if PLANTED.exists():
         with PLANTED.open(encoding="utf-8") as handle:
