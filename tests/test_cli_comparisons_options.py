@@ -4,6 +4,7 @@ values it compares are the hand-counted ones of tests/test_cli_correlate_options
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -106,3 +107,5 @@ def test_correlate_answers_char_against_the_best_word_level(capsys, files):  # n
     # hand counts: char C = 7, D = 2 (7/9); jieba C = 2, D = 7 (2/9)
     (line,) = [line for line in out.splitlines() if line.startswith("esa    seg    consistency")]
     assert "toy: char 0.778, jieba 0.222" in line and "+0.556" in line
+    # with the bootstrap samples: an interval of the delta and its p-value
+    assert re.search(r"\+0\.556 +\[[-+]?[01]\.\d{3}, [-+]?[01]\.\d{3}\] +[01]\.\d{3} ", line), line
