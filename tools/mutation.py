@@ -299,6 +299,10 @@ def summary() -> int:
             counts[status] += 1
         checked = sum(v for k, v in counts.items() if k != "not checked")
         killed = sum(counts[k] for k in KILLED)
+        verified = sum(1 for n in plan["chosen"] if n in survivors and "failed" in _pending_outcome(n))
+        counts["killed by a new test"] = verified
+        counts["survived"] -= verified
+        killed += verified
         base = checked - counts["equivalent"]
         pct = f"{100.0 * killed / base:.1f}" if base else "-"
         low, high = _wilson(killed, base)
@@ -307,7 +311,8 @@ def summary() -> int:
                    else str(checked))
         tests = ", ".join(f"`{t}`" for t in module.tests)
         lines.append(
-            f"| {label} | {tests} | {plan['generated']} | {plan['help_text_only']} | {sampled} | {counts['killed']} | "
+            f"| {label} | {tests} | {plan['generated']} | {plan['help_text_only']} | {sampled} | "
+            f"{counts['killed']}{f' + {verified}' if verified else ''} | "
             f"{counts['timeout']} | {counts['survived']} | {counts['equivalent']} | {counts['no tests']} | {pct} | {interval} |"
         )
     if listed_equivalent:
@@ -318,7 +323,8 @@ def summary() -> int:
         lines += ["", "## Survivors not yet explained", "",
                   "Where a test meant to kill the mutant was added but the mutant has not been run against it yet,",
                   "the test is named (`tools/mutation-pending.tsv`).", ""]
-        lines += [f"- `{n}`" + (f": {pending[n]}" if n in pending else "") for n in sorted(survivors)]
+        lines += [f"- `{n}`" + (f": {pending[n]}" if n in pending else "") +
+                  (f" — with the mutant applied: {_pending_outcome(n)}" if _pending_outcome(n) else "") for n in sorted(survivors)]
     lines += ["", "## Notes", "", *NOTES]
     if PLANTED.exists():
         with PLANTED.open(encoding="utf-8") as handle:
@@ -348,6 +354,49 @@ NOTES = [
     "  mutants run are listed in `mutation-runs/<module>/mutation-plan.json` (not committed; the same seed",
     "  draws the same sample from the same source).",
 ]
+
+
+def _pending_outcome(name: str) -> str:
+    """The test outcome ``verify`` recorded for a survivor with a test added after its run."""
+    if not PENDING.exists():
+        return ""
+    for row in csv.reader(PENDING.open(encoding="utf-8"), delimiter="\t"):
+        if row and row[0] == name and len(row) > 2:
+            return row[2]
+    return ""
+
+
+def verify() -> int:
+    """For each mutant in mutation-pending.tsv: apply its diff to a copy of HEAD, run the test
+    named for it, record the outcome (mutmut itself runs only the tests its stats saw calling
+    the function, so a rerun needs a full stats run of the module's tests)."""
+    import tempfile
+
+    env = _env()
+    rows = [r for r in csv.reader(PENDING.open(encoding="utf-8"), delimiter="\t") if r and not r[0].startswith("#")]
+    with tempfile.TemporaryDirectory(prefix="metaeval-verify-") as tmp:
+        archive = subprocess.run(["git", "archive", "HEAD"], cwd=REPO, capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        for row in rows:
+            name, test = row[0], row[1].split()[0]
+            label = next(lb for lb, m in MODULES.items() if any(fnmatch.fnmatch(name, g) for g in m.names))
+            shown = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=RUNS / _slug(label),
+                                   capture_output=True, text=True).stdout
+            diff = shown[shown.index("\n---") + 1 :] if "\n---" in shown else ""
+            patched = subprocess.run(["patch", "-p0", "-s"], cwd=tmp, input=diff, text=True).returncode == 0
+            if not patched:
+                outcome = "the diff does not apply"
+            else:
+                done = subprocess.run(["nice", "-n", "10", sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test],
+                                      cwd=tmp, env=env, capture_output=True, text=True)
+                subprocess.run(["patch", "-p0", "-R", "-s"], cwd=tmp, input=diff, text=True, check=True)
+                outcome = re.sub(r" in [0-9.]+s.*", "", done.stdout.strip().splitlines()[-1])
+            row[2:] = [outcome]
+            print(f"{name}\t{outcome}", flush=True)
+    with PENDING.open("w", encoding="utf-8") as handle:
+        handle.write("# mutant\ttest added to kill it\toutcome of the test with the mutant applied (python tools/mutation.py verify)\n")
+        handle.writelines("\t".join(r) + "\n" for r in rows)
+    return summary()
 
 
 def _wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -444,6 +493,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-children", type=int, default=2)
     sub.add_parser("summary", help="write the summary from the last runs")
     sub.add_parser("planted", help="check that the tests catch each planted defect (see PLANTS)")
+    sub.add_parser("verify", help="run the tests named in mutation-pending.tsv with each mutant applied")
     args = parser.parse_args(argv)
     labels = getattr(args, "modules", None) or ([args.module] if args.command == "rerun" else list(MODULES))
     unknown = [m for m in labels if m not in MODULES]
@@ -455,6 +505,8 @@ def main(argv: list[str] | None = None) -> int:
         return rerun(args.module, args.names, args.max_children)
     if args.command == "planted":
         return planted()
+    if args.command == "verify":
+        return verify()
     return summary()
 
 
