@@ -4,6 +4,7 @@ values it compares are the hand-counted ones of tests/test_cli_correlate_options
 from __future__ import annotations
 
 import io
+import json
 import re
 from pathlib import Path
 
@@ -109,3 +110,17 @@ def test_correlate_answers_char_against_the_best_word_level(capsys, files):  # n
     assert "toy: char 0.778, jieba 0.222" in line and "+0.556" in line
     # with the bootstrap samples: an interval of the delta and its p-value
     assert re.search(r"\+0\.556 +\[[-+]?[01]\.\d{3}, [-+]?[01]\.\d{3}\] +[01]\.\d{3} ", line), line
+
+
+def test_undefined_policy_is_a_choice_of_the_option(capsys, files):  # noqa: F811
+    argv = ["correlate", "--scores", str(files["scores"]), "--judgments", str(files["judgments"]), "--undefined", "drop"]
+    assert main(argv) == 2
+    assert "argument --undefined: invalid choice: 'drop'" in capsys.readouterr().err
+
+
+def test_json_on_standard_output_ends_with_a_newline(capsys, files):  # noqa: F811
+    argv = ["correlate", "--scores", str(files["scores"]), "--judgments", str(files["judgments"]), "--kind", "esa",
+            "--statistic", "seg:consistency", "--bootstrap", "0", "-f", "json"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.endswith("}\n") and json.loads(out)
