@@ -14,3 +14,12 @@ def test_list_names_segmenters_metrics_and_formats(capsys):
     assert sections[1].startswith("segmenters:\n") and "  char " in sections[1]
     assert sections[2].splitlines()[1:] == [f"  {n:8s} {d}" for n, d in available_metrics().items()]
     assert corpora.FORMATS and sections[3].splitlines() == ["formats:"] + [f"  {n}" for n in corpora.FORMATS]
+
+
+def test_equivalence_options_reach_the_command():
+    from metaeval.cli import build_parser
+
+    args = build_parser().parse_args(["equivalence", "corpus", "--max-char-order", "12", "--missing", "skip"])
+    assert (args.max_char_order, args.missing) == (12, "skip")
+    default = build_parser().parse_args(["equivalence", "corpus"])
+    assert (default.max_char_order, default.missing) == (30, "error")
