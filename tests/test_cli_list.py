@@ -23,3 +23,12 @@ def test_equivalence_options_reach_the_command():
     assert (args.max_char_order, args.missing) == (12, "skip")
     default = build_parser().parse_args(["equivalence", "corpus"])
     assert (default.max_char_order, default.missing) == (30, "error")
+
+
+def test_deeply_nested_input_is_one_error_line(capsys, tmp_path):
+    from metaeval.cli import main as cli_main
+
+    nested = tmp_path / "nested.json"
+    nested.write_text("[" * 200000 + "]" * 200000, encoding="utf-8")
+    assert cli_main(["leaderboard", str(nested)]) == 1
+    assert capsys.readouterr().err == "metaeval: error: input nested too deeply (recursion limit reached)\n"
