@@ -124,3 +124,16 @@ def test_json_on_standard_output_ends_with_a_newline(capsys, files):  # noqa: F8
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert out.endswith("}\n") and json.loads(out)
+
+
+def test_leaderboard_layout_option_changes_the_layout(capsys, files, tmp_path):  # noqa: F811
+    saved = tmp_path / "results.json"
+    argv = ["correlate", "--scores", str(files["scores"]), "--judgments", str(files["judgments"]), "--kind", "esa",
+            "--statistic", "seg:consistency,sys:spearman", "--bootstrap", "0", "-f", "json", "-o", str(saved)]
+    assert main(argv) == 0
+    capsys.readouterr()
+    shown = {}
+    for layout in ("ranked", "table"):
+        assert main(["leaderboard", str(saved), "--layout", layout, "-f", "markdown"]) == 0
+        shown[layout] = capsys.readouterr().out
+    assert shown["ranked"] != shown["table"]
