@@ -32,3 +32,10 @@ def test_deeply_nested_input_is_one_error_line(capsys, tmp_path):
     nested.write_text("[" * 200000 + "]" * 200000, encoding="utf-8")
     assert cli_main(["leaderboard", str(nested)]) == 1
     assert capsys.readouterr().err == "metaeval: error: input nested too deeply (recursion limit reached)\n"
+
+
+def test_study_cache_dir_reaches_the_command():
+    from metaeval.cli import build_parser
+
+    assert build_parser().parse_args(["study", "spec.toml", "--cache-dir", "pieces"]).cache_dir == "pieces"
+    assert build_parser().parse_args(["study", "spec.toml"]).cache_dir is None
