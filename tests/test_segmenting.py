@@ -1,0 +1,79 @@
+"""Where segmentation runs: here, forked workers, or any executor, always the same tokens in order."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+
+import pytest
+
+from metaeval import segmenters, segmenting
+from metaeval.errors import MetaevalError
+
+TEXTS = [f"第{i}句，包含 some words 和数字 {i}。" for i in range(300)]
+
+
+def expected(spec: str) -> list[list[str]]:
+    seg = segmenters.get(spec)
+    return [list(t) for t in seg.segment_many(TEXTS)]
+
+
+def test_any_executor_gets_chunks_and_keeps_the_order():
+    seg = segmenters.get("char")
+    with cf.ThreadPoolExecutor(2) as pool:
+        assert segmenting.segment_texts(seg, "char", TEXTS, jobs=2, executor=pool) == expected("char")
+        pending = segmenting.start(seg, "char", TEXTS, jobs=2, executor=pool)
+        assert pending.result() == expected("char")
+
+
+def test_forked_workers_give_the_tokens_of_one_process(monkeypatch):
+    monkeypatch.setattr(segmenting, "MIN_PARALLEL_SECONDS", 0.0)  # fork even for a fast segmenter
+    seg = segmenters.get("jieba")
+    assert segmenting.segment_texts(seg, "jieba", TEXTS, jobs=3) == expected("jieba")
+    assert seg.signature() not in segmenting._WORKER_SEGMENTERS  # nothing left behind
+
+
+def test_a_worker_with_another_segmenter_version_is_refused():
+    class Other:
+        def signature(self) -> str:
+            return "char|another version"
+
+        def segment_many(self, texts):  # noqa: ANN001, ANN202
+            return [list(t) for t in texts]
+
+    seg = segmenters.get("char")
+    segmenting._WORKER_SEGMENTERS[seg.signature()] = Other()
+    try:
+        with cf.ThreadPoolExecutor(1) as pool, pytest.raises(MetaevalError, match="a worker's segmenter differs from this process's: 'char|another version'"):
+            segmenting.segment_texts(seg, "char", TEXTS[:5], executor=pool)
+    finally:
+        segmenting._WORKER_SEGMENTERS.pop(seg.signature(), None)
+
+
+def test_a_worker_without_the_segmenter_says_so():
+    with pytest.raises(MetaevalError, match="segmenter 'nothing|1' is not known in this worker"):
+        segmenting._segment_task("nothing|1", None, ["a"])
+
+
+def test_split_makes_contiguous_nearly_equal_chunks():
+    assert segmenting.split(list(range(7)), 3) == [[0, 1, 2], [3, 4], [5, 6]]
+    assert segmenting.split([1, 2], 5) == [[1], [2]]
+    assert segmenting.split([], 3) == [[]]
+
+
+def test_worker_count_of_an_executor():
+    class Client:
+        def scheduler_info(self):  # noqa: ANN202
+            return {"workers": {"a": {"nthreads": 2}, "b": {"nthreads": 1}}}
+
+    class Broken:
+        def scheduler_info(self):  # noqa: ANN202
+            raise OSError("scheduler gone")
+
+    class DaskLike:
+        def __init__(self, client) -> None:  # noqa: ANN001
+            self._client = client
+
+    assert segmenting._workers(DaskLike(Client()), 1) == 3
+    assert segmenting._workers(DaskLike(Broken()), 2) == 2
+    with cf.ThreadPoolExecutor(4) as pool:
+        assert segmenting._workers(pool, 1) == 4
