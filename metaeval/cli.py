@@ -7,6 +7,7 @@ Exit status: 0 on success, 1 on bad data (one line naming the file and line or s
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import os
 import signal
@@ -208,8 +209,10 @@ def cmd_score(args: argparse.Namespace) -> int:
     with workers(args.jobs, args.scheduler) as (executor, jobs):
         result = score_corpus(corpus, segs, metrics, executor=executor, jobs=jobs, progress=progress,
                               cache=args.cache_dir, store=args.cache_dir)
-    table = result.table(levels)
-    text = _table_text(table, args.format)
+    if args.format == "json":
+        text: Any = _table_text(result.table(levels), args.format)
+    else:  # a large table is written piece by piece, never held as one string
+        text = functools.partial(_write_table, result, levels, args.format)
     if args.output:
         from metaeval.api import package_versions
         from metaeval.report.data import write_results
@@ -219,9 +222,27 @@ def cmd_score(args: argparse.Namespace) -> int:
             "levels": levels, "versions": package_versions(),
         }  # fmt: skip
         write_results(Path(args.output), text, signature, overwrite=args.overwrite)
-    else:
+    elif isinstance(text, str):
         sys.stdout.write(text)
+    else:
+        text(sys.stdout)
     return 0
+
+
+def _write_table(result, levels: Sequence[str], fmt: str, handle: Any) -> None:  # noqa: ANN001
+    """The ScoreTable of ``result`` as CSV/TSV on ``handle``, one configuration and level at a
+    time (the same text as :func:`_table_text` of the whole table)."""
+    import pandas as pd
+
+    from metaeval.scoretable import SCORE_COLUMNS
+
+    options = dict(sep="\t" if fmt == "tsv" else ",", index=False, float_format="%.10g", lineterminator="\n")
+    header = True
+    for frame in result.frames(levels):
+        frame.to_csv(handle, header=header, **options)
+        header = False
+    if header:
+        pd.DataFrame(columns=list(SCORE_COLUMNS)).to_csv(handle, **options)
 
 
 def _check_names(segs: Sequence[str], metrics: Sequence[str]) -> None:

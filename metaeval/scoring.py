@@ -13,7 +13,7 @@ import concurrent.futures as cf
 import functools
 import os
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -141,17 +141,20 @@ class ScoreResult:
         ``seg_id`` (and ``doc_id``) are empty at system level; ``doc_id`` is set and
         ``seg_id`` empty at document level.
         """
-        unknown = [lv for lv in levels if lv not in LEVELS]
-        if unknown:
-            raise ValueError(f"unknown level(s) {unknown}; known: {', '.join(LEVELS)}")
-        frames = []
-        for cfg in self.configs:
-            for level in LEVELS:
-                if level in levels:
-                    frames.append(_level_frame(cfg, level, self.corpus))
+        frames = list(self.frames(levels))
         if not frames:
             return pd.DataFrame(columns=list(SCORE_COLUMNS))
         return pd.concat(frames, ignore_index=True).loc[:, list(SCORE_COLUMNS)]
+
+    def frames(self, levels: Sequence[str] = LEVELS) -> Iterable[pd.DataFrame]:
+        """The rows of :meth:`table`, one configuration and level at a time, in its order."""
+        unknown = [lv for lv in levels if lv not in LEVELS]
+        if unknown:
+            raise ValueError(f"unknown level(s) {unknown}; known: {', '.join(LEVELS)}")
+        for cfg in self.configs:
+            for level in LEVELS:
+                if level in levels:
+                    yield _level_frame(cfg, level, self.corpus).loc[:, list(SCORE_COLUMNS)]
 
 
 def _level_frame(cfg: ConfigScores, level: str, corpus: Corpus) -> pd.DataFrame:
@@ -454,12 +457,12 @@ def score_corpus(
         known.update(zip(todo, tokens))
         if cache is not None and todo:
             cache.store(seg, {t: known[t] for t in todo})
-        table = known
-        del work, tokens
+        table = shared_tokens(known)
+        del work, tokens, known
         missing = todo_of[k]
-        ref_tokens = [[list(table[t]) for t in ref] for ref in corpus.refs_list()]
-        hyp_tokens = {name: [list(table[t]) for t in hyps] for name, hyps in corpus.systems.items()}
-        del table, known
+        ref_tokens = [[table[t] for t in ref] for ref in corpus.refs_list()]
+        hyp_tokens = {name: [table[t] for t in hyps] for name, hyps in corpus.systems.items()}
+        del table
         check_lengths(corpus, segmenter_label(seg), [choices[m] for m in sorted({m for m, _ in missing})],
                       ref_tokens, hyp_tokens)
         planned.add(k)
@@ -549,6 +552,16 @@ def check_lengths(corpus: Corpus, segmenter: str, choices: Sequence[MetricChoice
                     f"with -m {parse_spec(choice.spec)[0]}:max_len=N (up to {UPPER_BOUNDS['max_len']}) or use a "
                     "coarser segmenter"
                 )
+
+
+def shared_tokens(table: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    """``text -> tokens`` with one string object per distinct token and one list per distinct
+    text: every occurrence of a text (in any system or reference) refers to the same list, which
+    no metric changes. Memory then grows with the distinct texts and token types, not with the
+    occurrences, and a chunk of work pickled to a worker carries each token type once (pickle
+    writes a repeated object as a reference), so the worker's copy is as small."""
+    types: dict[str, str] = {}
+    return {text: [types.setdefault(token, token) for token in tokens] for text, tokens in table.items()}
 
 
 def _segment_with_progress(seg, spec, texts: list[str], jobs: int, executor, progress: ProgressCallback | None) -> list:  # noqa: ANN001

@@ -22,7 +22,7 @@ import io
 import json
 import math
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, BinaryIO, Callable, Mapping, TextIO
 
 import pandas as pd
 
@@ -66,19 +66,31 @@ def signature_json(signature: Mapping[str, Any]) -> str:
     return to_json(dict(signature), indent=1) + "\n"
 
 
-def write_results(path: "str | Path", text: str, signature: Mapping[str, Any] | None, overwrite: bool = False) -> Path:
+def write_results(path: "str | Path", text: "str | Callable[[TextIO], object]", signature: Mapping[str, Any] | None,
+                  overwrite: bool = False) -> Path:
     """Write rendered results to ``path``; a CSV/TSV file gets its signature beside it.
+    ``text`` is the content, or a function that writes it piece by piece to a text handle
+    (so a large table is never held as one string).
 
     Both files are checked before either is written, so an existing sidecar without
     ``overwrite`` fails before the table is touched.
     """
-    from metaeval.report.files import check_output_file, write_atomic
+    from metaeval.report.files import check_output_file, write_atomic, write_stream_atomic
 
     path = Path(path)
     delimited = path.suffix.lower() in (".csv", ".tsv") and signature is not None
     if delimited:
         check_output_file(sidecar_path(path), overwrite)
-    write_atomic(path, text, overwrite=overwrite)
+    if callable(text):
+        def stream(handle: BinaryIO) -> None:
+            wrapper = io.TextIOWrapper(handle, encoding="utf-8", newline="")
+            text(wrapper)
+            wrapper.flush()
+            wrapper.detach()
+
+        write_stream_atomic(path, stream, overwrite=overwrite)
+    else:
+        write_atomic(path, text, overwrite=overwrite)
     if delimited:
         write_atomic(sidecar_path(path), signature_json(signature or {}), overwrite=overwrite)
     return path

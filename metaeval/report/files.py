@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Iterable
+from typing import BinaryIO, Callable, Iterable
 
 from metaeval.errors import UsageError
 from metaeval.paths import file_system_error
@@ -74,6 +74,13 @@ def write_atomic(path: "str | os.PathLike[str]", text: str, overwrite: bool = Fa
 
 def write_bytes_atomic(path: "str | os.PathLike[str]", data: bytes, overwrite: bool = False) -> Path:
     """Write ``data`` to ``path`` atomically (see :func:`write_atomic`); return the path."""
+    return write_stream_atomic(path, lambda handle: handle.write(data), overwrite=overwrite)
+
+
+def write_stream_atomic(path: "str | os.PathLike[str]", write: Callable[[BinaryIO], object],
+                        overwrite: bool = False) -> Path:
+    """Let ``write(handle)`` write the content of ``path`` piece by piece into a temporary file
+    that replaces ``path`` only once complete (see :func:`write_atomic`); return the path."""
     target = check_output_file(path, overwrite)
     folder = target.parent if str(target.parent) else Path(".")
     try:
@@ -83,7 +90,7 @@ def write_bytes_atomic(path: "str | os.PathLike[str]", data: bytes, overwrite: b
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            write(handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o666 & ~_umask())
