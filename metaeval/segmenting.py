@@ -26,6 +26,7 @@ survive pickling).
 from __future__ import annotations
 
 import concurrent.futures as cf
+import gc
 import time
 from typing import Any, Sequence
 
@@ -158,6 +159,9 @@ def segment_texts(seg: Any, spec: str | None, texts: Sequence[str], *, jobs: int
     chunks = split(rest, jobs)
     inserted = signature not in _WORKER_SEGMENTERS
     _WORKER_SEGMENTERS[signature] = seg
+    # The loaded model's objects are kept out of the collector while the workers run, so that
+    # collections in the forks do not write to (and copy) the pages they share with this process.
+    gc.freeze()
     try:
         with process_pool(len(chunks) - 1 or 1) as pool:
             futures = [pool.submit(_segment_task, signature, None, chunk) for chunk in chunks[1:]]
@@ -167,6 +171,7 @@ def segment_texts(seg: Any, spec: str | None, texts: Sequence[str], *, jobs: int
                 _check_signature(signature, got)
                 out += tokens
     finally:
+        gc.unfreeze()
         if inserted:
             _WORKER_SEGMENTERS.pop(signature, None)
     return out
