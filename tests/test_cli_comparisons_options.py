@@ -137,3 +137,19 @@ def test_leaderboard_layout_option_changes_the_layout(capsys, files, tmp_path): 
         assert main(["leaderboard", str(saved), "--layout", layout, "-f", "markdown"]) == 0
         shown[layout] = capsys.readouterr().out
     assert shown["ranked"] != shown["table"]
+
+
+@pytest.mark.parametrize("command, option, named", [("leaderboard", "-o", "-o/--output"), ("run", "--out", "--out")])
+def test_an_unwritable_output_folder_names_the_option(capsys, tmp_path, monkeypatch, command, option, named):
+    import errno
+    import tempfile
+
+    def read_only(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)  # the writability probe fails as on a read-only mount
+    target = tmp_path / ("board.md" if option == "-o" else "out")
+    assert main([command, str(tmp_path / "missing"), option, str(target)]) == 1
+    err = capsys.readouterr().err
+    where = f"{tmp_path}: cannot write {named}" if option == "-o" else f"{target}: cannot write {named} in {tmp_path}"
+    assert err.strip().splitlines() == [f"metaeval: error: {where}: read-only file system"]
