@@ -58,8 +58,8 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def _interrupt(argv: list[str], signum: int) -> tuple[float, int, str, str, list[int]]:
-    """Start ``metaeval argv``, let it work :data:`WORK_BEFORE_SIGNAL` seconds once its handlers
+def _interrupt(argv: list[str], signum: int, work: float = WORK_BEFORE_SIGNAL) -> tuple[float, int, str, str, list[int]]:
+    """Start ``metaeval argv``, let it work ``work`` seconds once its handlers
     are installed (noting its child processes), send ``signum``; return the seconds from the
     signal to its end, its exit status, stdout, stderr and the children seen."""
     proc = subprocess.Popen([sys.executable, "-m", "metaeval", *argv], stdout=subprocess.PIPE,
@@ -69,7 +69,7 @@ def _interrupt(argv: list[str], signum: int) -> tuple[float, int, str, str, list
         deadline = time.monotonic() + 60
         while proc.poll() is None and not _catches(proc.pid, signal.SIGTERM) and time.monotonic() < deadline:
             time.sleep(0.05)
-        end_of_work = time.monotonic() + WORK_BEFORE_SIGNAL
+        end_of_work = time.monotonic() + work
         while time.monotonic() < end_of_work and proc.poll() is None:
             workers = sorted(set(workers) | set(_children(proc.pid)))
             time.sleep(0.1)
@@ -107,12 +107,13 @@ def test_signal_inside_ter_stops_the_run(tmp_path, jobs, signum):
 
 
 def _adversarial_corpus(root: Path) -> Path:
-    """One 1000-character segment whose hypothesis is its reference cut into 7-character blocks,
-    shuffled (seeded): tercom tries many shifts, one pair takes 18 s or more."""
+    """One 2000-character segment whose hypothesis is its reference cut into 7-character blocks,
+    shuffled (seeded): tercom tries many shifts, the pair takes 30 s on an idle 2-core machine
+    (1000 characters take under 5 s there, too little to be sure of interrupting it)."""
     import numpy as np
 
     text = "".join("".join(line.split()) for line in (WMT24_ZH / "ref.refA.zh").read_text(encoding="utf-8").splitlines())
-    ref = text[:1000]
+    ref = text[:2000]
     blocks = [ref[k:k + 7] for k in range(0, len(ref), 7)]
     np.random.default_rng(0).shuffle(blocks)
     write(root / "src.en", "x\n")
@@ -130,8 +131,9 @@ def test_signal_inside_one_long_ter_pair(tmp_path, signum):
     warm = make_corpus(tmp_path / "warm", esa={})
     assert subprocess.run([sys.executable, "-m", "metaeval", "score", str(warm), "-s", "char", "-m", "ter", "-q"],
                           cwd=REPO, capture_output=True, timeout=600).returncode == 0
-    elapsed, code, stdout, stderr, _ = _interrupt(["score", str(corpus), "-s", "char", "-m", "ter", "-j", "1", "-q"],
-                                                  signum)
+    # the kernels are compiled: 3 s after start-up the process is inside the pair's shift search
+    elapsed, code, stdout, stderr, _ = _interrupt(["score", str(corpus), "-s", "char", "-m", "ter:max_len=2000", "-j", "1", "-q"],
+                                                  signum, work=3.0)
     assert elapsed < STOP_WITHIN, f"stopped {elapsed:.1f} s after the signal"
     assert code == 130 and stdout == "" and "Traceback" not in stderr
     assert stderr.splitlines() == ["metaeval: interrupted; no output was written"], stderr
