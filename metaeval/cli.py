@@ -617,13 +617,30 @@ def _raise_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _deliver_lost_interrupts(unraisable: Any) -> None:
+    """``sys.unraisablehook``: an interrupt raised inside a finalizer or a weakref callback is
+    only printed by Python ("Exception ignored in ...") and the run would go on; deliver it
+    again, so that it unwinds the command like any other interrupt."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        # a moment later from another thread, so that it lands after this hook has returned
+        import threading
+
+        timer = threading.Timer(0.01, os.kill, args=(os.getpid(), signal.SIGINT))
+        timer.daemon = True
+        timer.start()
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def _install_signal_handlers() -> None:
-    """SIGTERM unwinds like Ctrl-C, so atomic writers remove their temporary files."""
+    """SIGTERM unwinds like Ctrl-C, so atomic writers remove their temporary files; an
+    interrupt that lands in a finalizer is not lost (:func:`_deliver_lost_interrupts`)."""
     try:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         signal.signal(signal.SIGTERM, _raise_interrupt)
     except (AttributeError, ValueError):  # pragma: no cover - not on POSIX / not main thread
         pass
+    sys.unraisablehook = _deliver_lost_interrupts
 
 
 def main(argv: Sequence[str] | None = None) -> int:

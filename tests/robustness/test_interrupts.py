@@ -137,3 +137,27 @@ def test_signal_inside_one_long_ter_pair(tmp_path, signum):
     assert elapsed < STOP_WITHIN, f"stopped {elapsed:.1f} s after the signal"
     assert code == 130 and stdout == "" and "Traceback" not in stderr
     assert stderr.splitlines() == ["metaeval: interrupted; no output was written"], stderr
+
+
+def test_an_interrupt_swallowed_by_a_finalizer_is_delivered_again(monkeypatch):
+    """Python only prints a KeyboardInterrupt raised in a finalizer or weakref callback
+    ("Exception ignored in ...") and goes on; the command delivers it again, so it unwinds."""
+    from metaeval import cli
+
+    previous = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGPIPE)}
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)  # restored after the test
+    try:
+        cli._install_signal_handlers()
+
+        class Finalized:
+            def __del__(self) -> None:
+                raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            Finalized()  # collected at once: the interrupt is raised in __del__ and swallowed
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:  # the interrupt delivered again lands here
+                pass
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
