@@ -613,49 +613,97 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: what the signal handlers of a running command know: whether it is running, whether an
+#: interrupt arrived, and the re-deliveries of lost interrupts not yet made
+_SIGNALS: dict[str, Any] = {"running": False, "interrupted": False, "timers": []}
+
+
 def _raise_interrupt(signum: int, frame: object) -> None:
+    _SIGNALS["interrupted"] = True
     raise KeyboardInterrupt
+
+
+def _redeliver_interrupt() -> None:
+    if _SIGNALS["running"]:
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+def _cancel_redeliveries() -> None:
+    while _SIGNALS["timers"]:
+        _SIGNALS["timers"].pop().cancel()
 
 
 def _deliver_lost_interrupts(unraisable: Any) -> None:
     """``sys.unraisablehook``: an interrupt raised inside a finalizer or a weakref callback is
     only printed by Python ("Exception ignored in ...") and the run would go on; deliver it
-    again, so that it unwinds the command like any other interrupt."""
+    again, so that it unwinds the command like any other interrupt (unless the command has
+    ended or is already unwinding by then)."""
     if isinstance(unraisable.exc_value, KeyboardInterrupt):
         # a moment later from another thread, so that it lands after this hook has returned
         import threading
 
-        timer = threading.Timer(0.01, os.kill, args=(os.getpid(), signal.SIGINT))
+        timer = threading.Timer(0.01, _redeliver_interrupt)
         timer.daemon = True
+        _SIGNALS["timers"].append(timer)
         timer.start()
         return
     sys.__unraisablehook__(unraisable)
 
 
-def _install_signal_handlers() -> None:
-    """SIGTERM unwinds like Ctrl-C, so atomic writers remove their temporary files; an
-    interrupt that lands in a finalizer is not lost (:func:`_deliver_lost_interrupts`)."""
+def _install_signal_handlers() -> Callable[[], None]:
+    """Ctrl-C and SIGTERM unwind the command (so atomic writers remove their temporary
+    files) and are remembered, so that an error caused by the interrupt (an import cut short
+    is an ImportError) is still reported as the interrupt; an interrupt that lands in a
+    finalizer is not lost (:func:`_deliver_lost_interrupts`). Returns the function that puts
+    back what was there before, so that a process calling :func:`main` (a test runner, a
+    notebook) keeps its own handlers afterwards."""
+    _SIGNALS.update(running=True, interrupted=False)
+    previous: list[tuple[int, Any]] = []
     try:
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-        signal.signal(signal.SIGTERM, _raise_interrupt)
+        for signum, handler in ((signal.SIGPIPE, signal.SIG_DFL), (signal.SIGTERM, _raise_interrupt),
+                                (signal.SIGINT, _raise_interrupt)):  # fmt: skip
+            previous.append((signum, signal.signal(signum, handler)))
     except (AttributeError, ValueError):  # pragma: no cover - not on POSIX / not main thread
         pass
+    previous_hook = sys.unraisablehook
     sys.unraisablehook = _deliver_lost_interrupts
+
+    def restore() -> None:
+        sys.unraisablehook = previous_hook
+        for signum, handler in reversed(previous):
+            signal.signal(signum, handler)
+
+    return restore
+
+
+def _keep_handlers() -> None:
+    """What :func:`main` does with its signal handlers when it is the process's command."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``metaeval`` command; returns the exit status.
 
+    Without ``argv`` (the console script, ``python -m metaeval``) the command's signal handlers
+    stay installed until the process exits; with an argument list (a test, a notebook) the
+    caller's handlers are put back when it returns.
+
     Every failure ends in one ``metaeval: error:`` line: data and machine faults exit 1,
     usage errors 2, an interrupt 130. An unexpected exception is still reported in one line
     (set ``METAEVAL_TRACEBACK=1`` to see the traceback).
     """
-    _install_signal_handlers()
-    parser = build_parser()
-    with warnings.catch_warnings():
-        warnings.simplefilter("always", DataWarning)
-        warnings.showwarning = _show_warning
-        return _main(parser, argv)
+    restore_signal_handlers = _install_signal_handlers()
+    if argv is None:  # the process's own command: the handlers stay until it exits
+        restore_signal_handlers = _keep_handlers
+    try:
+        parser = build_parser()
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", DataWarning)
+            warnings.showwarning = _show_warning
+            return _main(parser, argv)
+    finally:
+        _SIGNALS["running"] = False
+        _cancel_redeliveries()
+        restore_signal_handlers()
 
 
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
@@ -674,15 +722,30 @@ def _main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
             parser.print_help(sys.stderr)
             return 2
         return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return _interrupted()
+    except BaseException as exc:
+        if _SIGNALS["interrupted"] and not isinstance(exc, SystemExit):
+            return _interrupted()  # an error the interrupt caused, not a cause of its own
+        return _failure(exc)
+
+
+def _interrupted() -> int:
+    _cancel_redeliveries()
+    print("metaeval: interrupted; no output was written", file=sys.stderr)
+    return 130
+
+
+def _failure(exc: BaseException) -> int:
+    """The exit status and the one error line of an exception that ended the command."""
+    try:
+        raise exc
     except MetaevalError as exc:
         from metaeval.corpora.detect import UnrecognisedJudgmentFormat
 
         if isinstance(exc, UnrecognisedJudgmentFormat):
             exc = exc.naming("--judgments-format FORMAT")
         return _fail(str(exc), exc.exit_code)
-    except KeyboardInterrupt:
-        print("metaeval: interrupted; no output was written", file=sys.stderr)
-        return 130
     except OSError as exc:
         from metaeval.paths import os_error_message
 

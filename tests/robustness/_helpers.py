@@ -19,6 +19,12 @@ N_REAL = 30
 #: Cheap options for ``metaeval run``: one segmenter, one metric, few resamples, no bar.
 FAST = ("-s", "char", "-m", "bleu", "--bootstrap", "20", "-q")
 
+#: the exit status of an interrupted command seen from its parent: 130, or death by SIGINT
+#: (-2), which CPython chooses at exit when it saw the KeyboardInterrupt itself while running
+#: code of the process (the command had handled it: its message is printed, nothing written);
+#: a shell shows both as 130
+INTERRUPTED = (130, -2)
+
 SRC = ["The cat sat.", "It rains today.", "Hello world.", "Good night."]
 REF = ["猫坐着。", "今天下雨。", "你好，世界。", "晚安。"]
 HYPS = {

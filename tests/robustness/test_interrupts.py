@@ -5,6 +5,7 @@ one line, no traceback, no worker left behind, nothing in ``--out``."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ._helpers import REPO, WMT24_ZH, leftovers, make_corpus, write
+from ._helpers import INTERRUPTED, REPO, WMT24_ZH, leftovers, make_corpus, write
 
 #: Seconds from the signal to the end of the process that the test accepts.
 STOP_WITHIN = 5.0
@@ -96,7 +97,7 @@ def test_signal_inside_ter_stops_the_run(tmp_path, jobs, signum):
     if jobs == "2":
         assert workers, "no worker process was started"
     assert elapsed < STOP_WITHIN, f"stopped {elapsed:.1f} s after the signal"
-    assert code == 130, stderr
+    assert code in INTERRUPTED, stderr
     assert stdout == "" and "Traceback" not in stderr
     # WMT24 en-zh has two segments that differ from the reference only in normalisation form
     errors = [line for line in stderr.splitlines() if not line.startswith("metaeval: warning: ")]
@@ -135,7 +136,7 @@ def test_signal_inside_one_long_ter_pair(tmp_path, signum):
     elapsed, code, stdout, stderr, _ = _interrupt(["score", str(corpus), "-s", "char", "-m", "ter:max_len=2000", "-j", "1", "-q"],
                                                   signum, work=3.0)
     assert elapsed < STOP_WITHIN, f"stopped {elapsed:.1f} s after the signal"
-    assert code == 130 and stdout == "" and "Traceback" not in stderr
+    assert code in INTERRUPTED and stdout == "" and "Traceback" not in stderr
     assert stderr.splitlines() == ["metaeval: interrupted; no output was written"], stderr
 
 
@@ -161,3 +162,29 @@ def test_an_interrupt_swallowed_by_a_finalizer_is_delivered_again(monkeypatch):
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def test_an_error_caused_by_the_interrupt_is_reported_as_the_interrupt(monkeypatch, capsys):
+    """An import cut short by Ctrl-C or SIGTERM fails with ImportError ("initialization
+    failed"), not KeyboardInterrupt: the command still says it was interrupted (exit 130)
+    instead of an internal error that names the wrong cause."""
+    import argparse
+
+    from metaeval import cli
+
+    def interrupted_import(args: argparse.Namespace) -> int:
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+        except KeyboardInterrupt:
+            raise ImportError("initialization failed") from None
+        return 0
+
+    parser = argparse.ArgumentParser()
+    parser.set_defaults(func=interrupted_import)
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    assert cli.main([]) == 130
+    assert capsys.readouterr().err.splitlines() == ["metaeval: interrupted; no output was written"]
+    parser.set_defaults(func=lambda args: (_ for _ in ()).throw(ImportError("initialization failed")))
+    assert cli.main([]) == 1  # the same error without an interrupt is an error
+    assert "internal error ImportError" in capsys.readouterr().err

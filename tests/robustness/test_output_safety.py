@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ._helpers import FAST, assert_error, leftovers, write
+from ._helpers import FAST, INTERRUPTED, assert_error, leftovers, write
 
 RUN_FILES = ["answer.tsv", "leaderboard.html", "leaderboard.md", "results.json", "results.tsv", "scores.tsv.gz", "signature.json"]
 
@@ -141,7 +141,7 @@ def test_sigterm_during_run_leaves_no_partial_file(corpus, tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    assert proc.returncode == 130, stderr
+    assert proc.returncode in INTERRUPTED, stderr
     assert stdout == "" and "Traceback" not in stderr
     assert "interrupted; no output was written" in stderr
     assert leftovers(out) == []
@@ -249,7 +249,27 @@ def test_python_dash_m_runs_the_command(monkeypatch, capsys):
     from metaeval import __version__
 
     monkeypatch.setattr(sys, "argv", ["metaeval", "--version"])
-    with pytest.raises(SystemExit) as exit_info:
-        runpy.run_module("metaeval", run_name="__main__")
+    previous = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGPIPE)}
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)
+    try:
+        with pytest.raises(SystemExit) as exit_info:
+            runpy.run_module("metaeval", run_name="__main__")
+    finally:  # as the process's command, main keeps its handlers: put this process's back
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     assert exit_info.value.code == 0
     assert capsys.readouterr().out.strip() == f"metaeval {__version__}"
+
+
+def test_main_called_in_process_puts_the_callers_handlers_back(capsys):
+    """main(argv) in another program (a test runner, a notebook) leaves SIGPIPE, SIGTERM and
+    the unraisable hook as they were: with SIGPIPE at its default, that program would die
+    silently the next time it wrote to a closed pipe."""
+    from metaeval.cli import main
+
+    before = ({s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGPIPE)}, sys.unraisablehook)
+    assert main(["list"]) == 0
+    assert main(["score", "no-such-corpus"]) == 1
+    after = ({s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGPIPE)}, sys.unraisablehook)
+    assert after == before
+    capsys.readouterr()
