@@ -30,7 +30,7 @@ th { background: #f3f3f3; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.num, td.nowrap { white-space: nowrap; }
 td.best { font-weight: bold; background: #eef6ee; }
-table.answer td { font-size: 95%; }
+table.answer th, table.answer td { font-size: 90%; padding: 0.2em 0.4em; }
 table.signature td { font-family: monospace; font-size: 90%; }
 svg text { font-family: monospace; font-size: 12px; }
 .notes, .context { color: #555; font-size: 90%; }
