@@ -52,7 +52,9 @@ class Target:
             return "—"
         if self.relative:
             return f"{self.ratio:.2f}× segmentation" if self.limit > 0.5 else f"{self.ratio:.1%} of cold"
-        return f"{self.ratio:.2f}× target"
+        # three decimals where two would round a miss onto the target (0.998 shown as 1.00)
+        digits = 3 if round(self.ratio, 2) == 1.0 else 2
+        return f"{self.ratio:.{digits}f}× target"
 
     @property
     def met(self) -> bool | None:
@@ -131,7 +133,7 @@ def targets(results: dict[str, Any], li2011: dict[str, Any] | None) -> list[Targ
     ter = results.get("ter_setup")
     if ter and ter.get("word_level_min_speedup") is not None:
         identical = ter.get("all_numbers_identical") is True
-        rows.append(Target("word-level TER per-pair setup", f"{ter['word_level_min_speedup']:.2f}× faster (slowest row), "
+        rows.append(Target("word-level TER per-pair setup", f"{ter['word_level_min_speedup']:.3f}× faster (slowest row), "
                            f"numbers {'identical' if identical else 'NOT identical'}", "2× faster, identical",
                            ter["word_level_min_speedup"] if identical else 0.0, 2.0, at_most=False, load=_load(ter),
                            source="ter_setup"))
