@@ -332,16 +332,38 @@ def summary() -> int:
         lines += ["", "## Killed by a test added after the run (`verify`)", ""]
         lines += [f"- `{n}`: {_equivalent(PENDING)[n]} — with the mutant applied: {_pending_outcome(n)}" for n in verified_names]
     lines += ["", "## Notes", "", *NOTES]
-    if PLANTED.exists():
-        with PLANTED.open(encoding="utf-8") as handle:
-            rows = [r for r in csv.reader(handle, delimiter="\t") if r and not r[0].startswith("#")]
-        lines += ["", "## Planted defects", "", "`python tools/mutation.py planted` applies each alone to a copy of the",
-                  "committed tree and runs the tests named:", "",
-                  "| defect | tests run | outcome | first failing test |", "|---|---|---|---|"]
-        lines += [f"| {r[0]} | {r[1]} | {r[2]} | `{r[3]}` |" if r[3] else f"| {r[0]} | {r[1]} | {r[2]} | |" for r in rows]
+    lines += _planted_section()
     SUMMARY.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(line for line in lines if line.startswith("| metaeval") or line.startswith("| experiments")))
     return 0
+
+
+def _planted_section() -> list[str]:
+    """The summary's "Planted defects" section, from ``tools/mutation-planted.tsv``."""
+    if not PLANTED.exists():
+        return []
+    with PLANTED.open(encoding="utf-8") as handle:
+        rows = [r for r in csv.reader(handle, delimiter="\t") if r and not r[0].startswith("#")]
+    lines = ["", "## Planted defects", "", "`python tools/mutation.py planted` applies each alone to a copy of the",
+             "committed tree and runs the tests named:", "",
+             "| defect | tests run | outcome | first failing test |", "|---|---|---|---|"]
+    return lines + [f"| {r[0]} | {r[1]} | {r[2]} | `{r[3]}` |" if r[3] else f"| {r[0]} | {r[1]} | {r[2]} | |" for r in rows]
+
+
+def _has_runs() -> bool:
+    """Whether this checkout holds mutmut's results of at least one module (``RUNS``)."""
+    return any((RUNS / _slug(label) / "mutation-plan.json").exists() for label in MODULES)
+
+
+def _update_planted_section() -> None:
+    """Replace only the "Planted defects" section of the committed summary (no mutmut results here
+    to rebuild the rest from)."""
+    text = SUMMARY.read_text(encoding="utf-8")
+    start = text.find("\n## Planted defects")
+    head = text if start < 0 else text[:start]
+    end = -1 if start < 0 else text.find("\n## ", start + 1)
+    tail = "" if end < 0 else text[end:]
+    SUMMARY.write_text(head.rstrip("\n") + "\n" + "\n".join(_planted_section()) + "\n" + tail.lstrip("\n"), encoding="utf-8")
 
 
 NOTES = [
@@ -479,7 +501,11 @@ def planted() -> int:
     with PLANTED.open("w", encoding="utf-8") as handle:
         handle.write("# defect\ttests run\toutcome\tfirst failing test (written by python tools/mutation.py planted)\n")
         handle.writelines("\t".join(r) + "\n" for r in rows)
-    return summary() or int(any(not r[2].startswith("caught") for r in rows))
+    if _has_runs():
+        summary()
+    else:  # a fresh checkout: the committed summary stays, only its planted section is renewed
+        _update_planted_section()
+    return int(any(not r[2].startswith("caught") for r in rows))
 
 
 def _mutmut_version() -> str:
