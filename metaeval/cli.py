@@ -92,11 +92,16 @@ def _emit(text: str, out: str | None, overwrite: bool) -> None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
+def _csv_options(fmt: str) -> dict[str, Any]:
+    """``DataFrame.to_csv`` options of a score table written as ``fmt`` (tsv or csv)."""
+    return dict(sep="\t" if fmt == "tsv" else ",", index=False, float_format="%.10g", lineterminator="\n")
+
+
 def _table_text(frame, fmt: str) -> str:  # noqa: ANN001
     buffer = io.StringIO()
     if fmt == "json":
         return frame.to_json(orient="records", force_ascii=False, indent=1, double_precision=15) + "\n"
-    frame.to_csv(buffer, sep="\t" if fmt == "tsv" else ",", index=False, float_format="%.10g", lineterminator="\n")
+    frame.to_csv(buffer, **_csv_options(fmt))
     return buffer.getvalue()
 
 
@@ -236,7 +241,7 @@ def _write_table(result, levels: Sequence[str], fmt: str, handle: Any) -> None: 
 
     from metaeval.scoretable import SCORE_COLUMNS
 
-    options = dict(sep="\t" if fmt == "tsv" else ",", index=False, float_format="%.10g", lineterminator="\n")
+    options = _csv_options(fmt)
     header = True
     for frame in result.frames(levels):
         frame.to_csv(handle, header=header, **options)
@@ -460,7 +465,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def cmd_study(args: argparse.Namespace) -> int:
     """``metaeval study SPEC.toml``: every dataset x analysis of a study file, resumable."""
-    from metaeval.studies import output_folder, run_study
+    from metaeval.studies import output_folder, run_study, study_files
     from metaeval.studyspec import load_spec
 
     spec = load_spec(Path(args.spec), args.data)
@@ -473,8 +478,6 @@ def cmd_study(args: argparse.Namespace) -> int:
     log = (lambda line: print(f"metaeval study: {line}", file=sys.stderr, flush=True)) if progress else None
     with workers(args.jobs, args.scheduler) as (executor, jobs):
         result = run_study(spec, out=out, jobs=jobs, executor=executor, cache_dir=args.cache_dir, progress=progress, log=log)
-    from metaeval.studies import study_files
-
     for name in study_files(result):
         print(out / name)
     return 0
@@ -676,10 +679,6 @@ def _install_signal_handlers() -> Callable[[], None]:
     return restore
 
 
-def _keep_handlers() -> None:
-    """What :func:`main` does with its signal handlers when it is the process's command."""
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``metaeval`` command; returns the exit status.
 
@@ -692,8 +691,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     (set ``METAEVAL_TRACEBACK=1`` to see the traceback).
     """
     restore_signal_handlers = _install_signal_handlers()
-    if argv is None:  # the process's own command: the handlers stay until it exits
-        restore_signal_handlers = _keep_handlers
     try:
         parser = build_parser()
         with warnings.catch_warnings():
@@ -703,7 +700,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         _SIGNALS["running"] = False
         _cancel_redeliveries()
-        restore_signal_handlers()
+        if argv is not None:  # as the process's own command, the handlers stay until it exits
+            restore_signal_handlers()
 
 
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,

@@ -83,12 +83,7 @@ class Pending:
             if self.compute is not None:
                 self._tokens = self.compute()
             else:
-                out: list[list[str]] = []
-                for future in self.futures:
-                    got, tokens = future.result()
-                    _check_signature(self.signature, got)
-                    out += tokens
-                self._tokens = out
+                self._tokens = _joined(self.signature, self.futures)
             self.futures, self.compute = [], None
         return self._tokens
 
@@ -107,8 +102,22 @@ def start(seg: Any, spec: str | None, texts: Sequence[str], *, jobs: int = 1,
         if jobs <= 1:
             return Pending(signature, compute=local)
         return Pending(signature, [executor.submit(_segment_task, signature, spec, texts, jobs)])
-    chunks = split(texts, 4 * _workers(executor, jobs))
-    return Pending(signature, [executor.submit(_segment_task, signature, spec, chunk) for chunk in chunks])
+    return Pending(signature, _chunk_tasks(executor, signature, spec, texts, jobs))
+
+
+def _chunk_tasks(executor: cf.Executor, signature: str, spec: str, texts: Sequence[str], jobs: int) -> list[cf.Future]:
+    """One task per chunk of ``texts`` on a cluster executor, four chunks per worker."""
+    return [executor.submit(_segment_task, signature, spec, chunk) for chunk in split(texts, 4 * _workers(executor, jobs))]
+
+
+def _joined(signature: str, futures: Sequence[cf.Future]) -> list[list[str]]:
+    """The tokens of the chunk tasks ``futures``, in their order, each task's segmenter checked."""
+    out: list[list[str]] = []
+    for future in futures:
+        got, tokens = future.result()
+        _check_signature(signature, got)
+        out += tokens
+    return out
 
 
 def split(items: Sequence[Any], parts: int) -> list[Sequence[Any]]:
@@ -139,13 +148,7 @@ def segment_texts(seg: Any, spec: str | None, texts: Sequence[str], *, jobs: int
         return []
     signature = seg.signature()
     if executor is not None and spec is not None:
-        futures = [executor.submit(_segment_task, signature, spec, chunk) for chunk in split(texts, 4 * _workers(executor, jobs))]
-        out: list[list[str]] = []
-        for future in futures:
-            got, tokens = future.result()
-            _check_signature(signature, got)
-            out += tokens
-        return out
+        return _joined(signature, _chunk_tasks(executor, signature, spec, texts, jobs))
     if jobs <= 1 or len(texts) <= PROBE_TEXTS:
         return [list(t) for t in seg.segment_many(texts)]
     # Segment a first slice here: it loads the model (shared with the workers forked below)
@@ -165,11 +168,7 @@ def segment_texts(seg: Any, spec: str | None, texts: Sequence[str], *, jobs: int
     try:
         with process_pool(len(chunks) - 1 or 1) as pool:
             futures = [pool.submit(_segment_task, signature, None, chunk) for chunk in chunks[1:]]
-            out = head + [list(t) for t in seg.segment_many(chunks[0])]
-            for future in futures:
-                got, tokens = future.result()
-                _check_signature(signature, got)
-                out += tokens
+            out = head + [list(t) for t in seg.segment_many(chunks[0])] + _joined(signature, futures)
     finally:
         gc.unfreeze()
         if inserted:

@@ -161,7 +161,7 @@ class TER(Metric):
         """Map reference tokens to integer ids once (first occurrence order), in one flat array;
         every system reuses it."""
         segments = [seg for ref_set in refs for seg in ref_set]
-        lengths = np.fromiter(map(len, segments), dtype=np.int64, count=len(segments))
+        lengths = _lengths(segments)
         tokens = list(chain.from_iterable(segments))
         if not self.case_sensitive:
             tokens = list(map(str.lower, tokens))
@@ -170,14 +170,17 @@ class TER(Metric):
         counts = tuple(len(ref_set) for ref_set in refs)
         return PreparedRefs(vocab, flat, _offsets(lengths), counts, not self.case_sensitive)
 
-    def kernel_pairs(self, hyps: Sequence[Tokens], prepared: PreparedRefs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def kernel_pairs(self, hyps: Sequence[Tokens], prepared: PreparedRefs,
+                     lengths: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(hyp_flat, hyp_offsets, ref_flat, ref_offsets)`` of every (reference set, segment) pair.
 
         The hypothesis tokens of all segments are mapped to reference ids in one pass; with
         several references the hypotheses repeat once per reference set, as the pairs are
-        ordered reference set by reference set.
+        ordered reference set by reference set. ``lengths``: the hypotheses' token counts, if
+        the caller has them.
         """
-        lengths = np.fromiter(map(len, hyps), dtype=np.int64, count=len(hyps))
+        if lengths is None:
+            lengths = _lengths(hyps)
         ids = prepared.ids(chain.from_iterable(hyps), int(lengths.sum()))
         n_refs = len(prepared.counts)
         return np.tile(ids, n_refs), _offsets(np.tile(lengths, n_refs)), prepared.flat, prepared.offsets
@@ -190,16 +193,17 @@ class TER(Metric):
         if len(lengths) != 1:
             raise ValueError(f"ter: hyps and refs must have the same number of segments, got {lengths}")
         n_seg = len(hyps)
+        hyp_lengths = _lengths(hyps)
         ref_lengths = np.diff(prepared.offsets)
-        for side, lengths_of in [("hypothesis", [len(h) for h in hyps])] + [
-            (f"reference {r + 1}", ref_lengths[r * n_seg:(r + 1) * n_seg].tolist()) for r in range(len(prepared.counts))
+        for side, lengths_of in [("hypothesis", hyp_lengths)] + [
+            (f"reference {r + 1}", ref_lengths[r * n_seg:(r + 1) * n_seg]) for r in range(len(prepared.counts))
         ]:
-            for i, length in enumerate(lengths_of):
-                if length > self.max_len:
-                    raise SegmentTooLong(side, i, length, self.max_len)
+            over = np.flatnonzero(lengths_of > self.max_len)
+            if over.size:
+                raise SegmentTooLong(side, int(over[0]), int(lengths_of[over[0]]), self.max_len)
         from metaeval.metrics import tercom
 
-        return tercom.best_edits_flat(*self.kernel_pairs(hyps, prepared), len(prepared.counts))
+        return tercom.best_edits_flat(*self.kernel_pairs(hyps, prepared, hyp_lengths), len(prepared.counts))
 
     def score(self, stats: np.ndarray) -> np.ndarray:
         """``edits / ref_len`` (1 if ``ref_len`` is 0 with edits, 0 with none); ``1 -`` that if inverted."""
@@ -209,6 +213,11 @@ class TER(Metric):
         with np.errstate(divide="ignore", invalid="ignore"):
             ter = np.where(length > 0, edits / np.where(length > 0, length, 1.0), np.where(edits > 0, 1.0, 0.0))
         return 1.0 - ter if self.invert else ter
+
+
+def _lengths(segments: Sequence[Tokens]) -> np.ndarray:
+    """Token count of each segment, int64."""
+    return np.fromiter(map(len, segments), dtype=np.int64, count=len(segments))
 
 
 def _offsets(lengths: np.ndarray) -> np.ndarray:
