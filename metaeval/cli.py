@@ -465,7 +465,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def cmd_study(args: argparse.Namespace) -> int:
     """``metaeval study SPEC.toml``: every dataset x analysis of a study file, resumable."""
-    from metaeval.studies import output_folder, run_study, study_files
+    from metaeval.studies import output_folder, run_study
     from metaeval.studyspec import load_spec
 
     spec = load_spec(Path(args.spec), args.data)
@@ -478,8 +478,8 @@ def cmd_study(args: argparse.Namespace) -> int:
     log = (lambda line: print(f"metaeval study: {line}", file=sys.stderr, flush=True)) if progress else None
     with workers(args.jobs, args.scheduler) as (executor, jobs):
         result = run_study(spec, out=out, jobs=jobs, executor=executor, cache_dir=args.cache_dir, progress=progress, log=log)
-    for name in study_files(result):
-        print(out / name)
+    for path in result.files:
+        print(path)
     return 0
 
 

@@ -321,10 +321,10 @@ class _StatsStore:
     """
 
     def __init__(self, store, corpus: Corpus) -> None:  # noqa: ANN001
-        from metaeval.store import text_digest
+        from metaeval.store import references_digest, text_digest
 
         self.store = store
-        self.refs = text_digest(t for ref in corpus.refs_list() for t in ["\x1e"] + list(ref))
+        self.refs = references_digest(corpus)
         self.hyps = {name: text_digest(hyps) for name, hyps in corpus.systems.items()}
 
     def key(self, seg_signature: str, metric_signature: str, system: str) -> str:

@@ -44,6 +44,12 @@ def text_digest(texts: Iterable[str]) -> str:
     return h.hexdigest()
 
 
+def references_digest(corpus: Any) -> str:
+    """:func:`text_digest` of a corpus's reference texts, reference set after reference set
+    (each set preceded by a separator), as the keys of stored statistics use it."""
+    return text_digest(t for ref in corpus.refs_list() for t in ["\x1e"] + list(ref))
+
+
 def key_digest(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -142,4 +148,4 @@ def as_store(store: "Store | str | os.PathLike[str] | None") -> Store | None:
     return Store(store)
 
 
-__all__ = ["FORMAT", "Store", "as_store", "key_digest", "text_digest"]
+__all__ = ["FORMAT", "Store", "as_store", "key_digest", "references_digest", "text_digest"]

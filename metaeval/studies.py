@@ -51,12 +51,14 @@ class StudyResult:
         runs: ``(dataset, metaeval.api.Study)`` for the correlations analysis.
         equivalence: ``(dataset, word segmenter, EquivalenceResult)`` for the equivalence analysis.
         store: the folder the computed pieces are kept in.
+        files: the output files :func:`run_study` wrote.
     """
 
     spec: StudySpec
     runs: list[tuple[DatasetSpec, Any]] = field(default_factory=list)
     equivalence: list[tuple[DatasetSpec, str, Any]] = field(default_factory=list)
     store: Path | None = None
+    files: list[Path] = field(default_factory=list)
 
     @property
     def results(self) -> pd.DataFrame:
@@ -198,7 +200,7 @@ def run_study(
     store = Path(cache_dir).expanduser() if cache_dir is not None else folder / STORE
     check_writable_folder(store, "store")
     result = compute_study(spec, store, jobs=jobs, executor=executor, progress=progress, log=log)
-    write_study(result, folder)
+    result.files = write_study(result, folder)
     return result
 
 
@@ -272,10 +274,10 @@ def stored_order_scores(corpus, segmenter: str, max_order: int, store: Path):  #
     from metaeval.metrics.bleu import BLEU
     from metaeval.scoring import get_segmenter
     from metaeval.segmenters.cache import SegmentationCache
-    from metaeval.store import Store, text_digest
+    from metaeval.store import Store, references_digest, text_digest
 
     seg = get_segmenter(segmenter, corpus, store)
-    refs = text_digest(t for ref in corpus.refs_list() for t in ["\x1e"] + list(ref))
+    refs = references_digest(corpus)
     hyps = text_digest(t for name, texts in corpus.systems.items() for t in ["\x1e", name] + list(texts))
     key = f"order-scores\n{BLEU(n=max_order, smooth='none').signature()}\n{seg.signature()}\nrefs:{refs}\nhyps:{hyps}"
     kept = Store(store)

@@ -131,9 +131,10 @@ class StudySpec:
     equivalence: Any = None  # a metaeval.equivalence.EquivalenceSettings, or None
     char_segmenter: str = "char"
 
-    def choice(self, dataset: DatasetSpec, key: str) -> tuple[str, ...] | None:
-        """The dataset's own choice of ``key``, else the study's (None: the default)."""
-        own = getattr(dataset, key)
+    def choice(self, dataset: DatasetSpec | None, key: str) -> tuple[str, ...] | None:
+        """The dataset's own choice of ``key``, else the study's (None: the default); the
+        study's alone when ``dataset`` is None."""
+        own = getattr(dataset, key) if dataset is not None else None
         return own if own is not None else self.choices.get(key)
 
 
@@ -181,10 +182,7 @@ def read_toml(path: Path) -> dict[str, Any]:
     """The TOML document of ``path``; a missing file or bad syntax is a data error naming it."""
     from metaeval.paths import read_input_bytes
 
-    try:
-        raw = read_input_bytes(path)
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such study file") from None
+    raw = read_input_bytes(path)  # a missing or unreadable file: a FileSystemError naming it
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -321,7 +319,7 @@ def check_spec(spec: StudySpec) -> None:
     checked: set[tuple[str, str]] = set()
     for dataset in (None, *spec.datasets):
         for key in ("segmenters", "word_segmenters", "metrics"):
-            for name in (spec.choice(dataset, key) if dataset else spec.choices.get(key)) or ():
+            for name in spec.choice(dataset, key) or ():
                 if (key, name) in checked:
                     continue
                 try:
@@ -329,11 +327,11 @@ def check_spec(spec: StudySpec) -> None:
                 except MetaevalError as exc:
                     raise fail(_key_of(spec, dataset, key), exc) from None
                 checked.add((key, name))
-        levels = (spec.choice(dataset, "levels") if dataset else spec.choices.get("levels")) or ("seg", "sys")
+        levels = spec.choice(dataset, "levels") or ("seg", "sys")
         bad = [lv for lv in levels if lv not in ("seg", "sys")]
         if bad:
             raise UsageError(f"{spec.source}: {_key_of(spec, dataset, 'levels')}: unknown level {bad[0]!r}; known: seg, sys")
-        options = evaluate_options(spec, dataset) if dataset else evaluate_options(spec, None)
+        options = evaluate_options(spec, dataset)
         try:
             Settings(
                 s["tie_policy"], s["threshold"], tuple(options.get("groupings", ())), tuple(options.get("statistics", ())) or Settings.statistics,
@@ -373,16 +371,13 @@ def statistics_list(given: tuple[str, ...] | None) -> tuple[str, ...] | None:
 def evaluate_options(spec: StudySpec, dataset: DatasetSpec | None) -> dict[str, Any]:
     """The options of :func:`metaeval.evaluate.evaluate` for one dataset (only those given)."""
     options = dict(spec.statistics_options)
-
-    def pick(key: str) -> tuple[str, ...] | None:
-        return spec.choice(dataset, key) if dataset is not None else spec.choices.get(key)
-
-    statistics = statistics_list(pick("statistics"))
+    statistics = statistics_list(spec.choice(dataset, "statistics"))
     if statistics:
         options["statistics"] = statistics
     for key in ("groupings", "levels"):
-        if pick(key):
-            options[key] = pick(key)
+        chosen = spec.choice(dataset, key)
+        if chosen:
+            options[key] = chosen
     return options
 
 
