@@ -8,6 +8,8 @@ from an empty store, never in its place.
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 from metaeval.report.files import write_atomic
@@ -43,3 +45,18 @@ def write_runtime(path: Path, seconds: float, cold: bool, record: dict, measured
     else:
         out = {"seconds": round(seconds, 1), **record, "warm_seconds": round(seconds, 1), **{f"warm_{k}": v for k, v in measured.items()}}
     write_atomic(path, json.dumps(out, indent=1) + "\n", overwrite=True)
+
+
+class Clock:
+    """One run of an experiment, timed from its start: wall clock, the load average and whether
+    the store was empty (a cold run) are taken when it is made; :meth:`write` records the run."""
+
+    def __init__(self, store: Path) -> None:
+        self.started = time.perf_counter()
+        self.load = round(os.getloadavg()[0], 1)
+        self.cold = store_is_empty(store)
+
+    def write(self, path: Path, record: dict) -> None:
+        """:func:`write_runtime` of this run with its CPU seconds and load average at the start."""
+        measured = {"cpu_seconds": round(cpu_seconds(), 1), "load_average_at_start": self.load}
+        write_runtime(path, time.perf_counter() - self.started, self.cold, record, measured)

@@ -22,14 +22,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Sequence
 
 import pandas as pd
 
 from experiments.denoual2005 import config
-from experiments.runtime import cpu_seconds, store_is_empty, write_runtime
+from experiments.runtime import Clock
 from metaeval.equivalence import EquivalenceResult
 from metaeval.report.equivalence import equivalence_dict, frame_section, render_equivalence
 from metaeval.errors import MetaevalError
@@ -156,8 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if unknown:
             parser.error(f"unknown dataset(s) {unknown}; known: {', '.join(known)}")
         datasets = tuple(known[p] for p in args.only)
-    started, load = time.perf_counter(), round(os.getloadavg()[0], 1)
-    cold = store_is_empty(args.out / STORE)
+    clock = Clock(args.out / STORE)
     try:
         args.out.mkdir(parents=True, exist_ok=True)
         runs = run_all(args.data, args.out, datasets)
@@ -165,8 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_atomic(args.out / "summary.md", text, overwrite=True)
         write_atomic(args.out / "results.json", to_json(data, indent=1) + "\n", overwrite=True)
         record = {"datasets": [d.path for d in datasets], "cpus": os.cpu_count()}
-        measured = {"cpu_seconds": round(cpu_seconds(), 1), "load_average_at_start": load}
-        write_runtime(args.out / "runtime.json", time.perf_counter() - started, cold, record, measured)
+        clock.write(args.out / "runtime.json", record)
     except MetaevalError as exc:
         sys.stderr.write(f"denoual2005: error: {exc}\n")
         return exc.exit_code

@@ -21,14 +21,13 @@ import argparse
 import json
 import os
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
 from experiments.li2011.config import DATASETS, SEED, SPEC, WORD_SEGMENTERS, Dataset
-from experiments.runtime import cpu_seconds, store_is_empty, write_runtime
+from experiments.runtime import Clock
 from metaeval.compute import workers
 from metaeval.evaluate import compare
 from metaeval.report.files import write_atomic
@@ -70,9 +69,8 @@ def char_vs_word(study, judgments, ds, label, kind, level, statistic, grouping, 
         configs = [c for c in study.configs if c.metric == metric and (c.segmenter == "char" or c.segmenter in WORD_SEGMENTERS)]
         if len(configs) < 2:
             continue
-        options = {"store": store} if store is not None else {}
         table = compare(
-            configs, judgments, kind, statistic, level, grouping=grouping, n_bootstrap=n_bootstrap, seed=SEED, **options
+            configs, judgments, kind, statistic, level, grouping=grouping, n_bootstrap=n_bootstrap, seed=SEED, store=store
         )
         values = {}
         for _, r in table.iterrows():
@@ -288,10 +286,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (results do not depend on it)")
     parser.add_argument("--cache-dir", type=Path, default=None, help="keep computed pieces here (default: OUT/store)")
     args = parser.parse_args(argv)
-    started, load = time.perf_counter(), round(os.getloadavg()[0], 1)
     spec = study_spec(args.data, args.bootstrap, args.only)
     store = args.cache_dir if args.cache_dir is not None else args.out / STORE
-    cold = store_is_empty(store)
+    clock = Clock(store)
     with workers(args.jobs) as (executor, jobs):
         result = run_study(spec, out=args.out, jobs=jobs, executor=executor, cache_dir=store,
                            log=lambda line: print(f"li2011: {line}", file=sys.stderr, flush=True))
@@ -314,8 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     write_atomic(args.out / "references.md", references_markdown(results), overwrite=True)
     write_atomic(args.out / "results.json", json.dumps({"seed": SEED, "n_bootstrap": args.bootstrap, "signatures": signatures}, indent=1, sort_keys=True, ensure_ascii=False) + "\n", overwrite=True)
     record = {"datasets": list(signatures), "jobs": args.jobs, "cpus": os.cpu_count(), "n_bootstrap": args.bootstrap}
-    measured = {"cpu_seconds": round(cpu_seconds(), 1), "load_average_at_start": load}
-    write_runtime(args.out / "runtime.json", time.perf_counter() - started, cold, record, measured)
+    clock.write(args.out / "runtime.json", record)
     print(summary_markdown(tests).split("## Every comparison")[0])
     return 0
 

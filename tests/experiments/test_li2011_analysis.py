@@ -23,7 +23,7 @@ def fake_compare(values: dict[tuple[str, str], float], p_values: dict[frozenset,
     """A stand-in for metaeval.evaluate.compare: every pair of the given configurations, in
     the order given, with the values and p-values chosen here."""
 
-    def compare(configs, judgments, kind, statistic, level, *, grouping, n_bootstrap, seed):
+    def compare(configs, judgments, kind, statistic, level, *, grouping, n_bootstrap, seed, store=None):
         calls.append({"segmenters": [c.segmenter for c in configs], "kind": kind, "statistic": statistic, "level": level,
                           "grouping": grouping, "n_bootstrap": n_bootstrap, "seed": seed})
         rows = []
