@@ -35,7 +35,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from benchmarks.store import update_key
+from benchmarks.store import update_keys
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("METAEVAL_DATA", REPO.parent / "shared" / "data")).resolve()
@@ -259,8 +259,7 @@ def main(argv: list[str] | None = None) -> int:
         report["datasets"][name] = entry
         print(render_summary(name, entry), flush=True)
     report["machine"]["load_average_1_5_15_at_end"] = list(os.getloadavg())
-    for key in ("machine", "datasets"):
-        update_key(key, report[key], Path(args.out))
+    update_keys({key: report[key] for key in ("machine", "datasets")}, Path(args.out))
     print(f"written: {args.out} [machine, datasets]")
     return 0
 

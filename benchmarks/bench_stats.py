@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.store import update_key
+
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
@@ -149,15 +151,6 @@ def stage_pooled_memory(configs, judgments) -> dict[str, Any]:  # noqa: ANN001
     return entry
 
 
-def write_key(path: Path, value: dict[str, Any]) -> None:
-    """Read-modify-write of this benchmark's own key, replaced atomically."""
-    report = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    report[KEY] = value
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(REPO / "benchmarks" / "results.json"))
@@ -171,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         "epsilon_search": stage_epsilon_search(configs, judgments),
         "pooled_memory": stage_pooled_memory(configs, judgments),
     }
-    write_key(Path(args.out), entry)
+    update_key(KEY, entry, Path(args.out))
     print(json.dumps(entry, indent=1, sort_keys=True))
     return 0
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks.targets import markdown, read_results, read_runtime, targets
+from benchmarks.targets import _load, markdown, read_results, read_runtime, targets
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
@@ -36,9 +36,9 @@ def _rate(x: float) -> str:
     return _n(x) if x >= 100 else _n(x, 1)
 
 
-def _load(entry: dict[str, Any]) -> str:
-    found = entry.get("load_average_1_5_15_at_start") or (entry.get("machine") or {}).get("load_average")
-    return f"load average {found[0]:.1f}" if found else "load average not recorded"
+def _load_text(entry: dict[str, Any]) -> str:
+    found = _load(entry)
+    return f"load average {found:.1f}" if found is not None else "load average not recorded"
 
 
 def _bleu(b: dict[str, Any]) -> str:
@@ -92,7 +92,7 @@ def tiestats_rows(results: dict[str, Any]) -> list[str]:
         "| what (`python -m benchmarks.bench_stats`, key `tiestats`) | WMT24 en-zh |",
         "|---|---|",
         f"| every default statistic, {kinds}, {e['configs']} configurations, {e['n_bootstrap']} resamples, clusters "
-        f"| {e['seconds']:.1f} s (target {e['target_seconds']} s; {_load(t)} on {t['machine']['cpus']} cores) |",
+        f"| {e['seconds']:.1f} s (target {e['target_seconds']} s; {_load_text(t)} on {t['machine']['cpus']} cores) |",
         f"| exact ε search, `acc_eq` by item, {s['configs']} configurations | {s['ours_seconds']:.2f} s against "
         f"{s['straightforward_seconds']:.2f} s for a pair-by-pair sweep: "
         f"**{s['ours_seconds'] / s['straightforward_seconds']:.3f}×**, same ε for {s['same_epsilon']} of "

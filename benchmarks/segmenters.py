@@ -20,9 +20,10 @@ import os
 import platform
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from benchmarks.store import update_key
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("METAEVAL_DATA", REPO.parent / "shared" / "data")).resolve()
@@ -66,23 +67,6 @@ def measure(pair: str, name: str, n_lines: int) -> dict[str, Any]:
     return row
 
 
-def write_key(path: Path, key: str, value: Any) -> None:
-    """Replace ``key`` of the JSON object in ``path`` atomically, keeping the other keys."""
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        report = {}
-    report[key] = value
-    fd, tmp = tempfile.mkstemp(prefix=".results-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(report, indent=1, sort_keys=True) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results.json")
@@ -102,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             shown = f"{row['lines_per_second']:9.0f} lines/s  load {row['load_seconds']:6.2f} s" if "lines_per_second" in row else f"skipped: {row['skipped']}"
             print(f"{pair} {name:30s} {shown}", flush=True)
         result["pairs"][pair] = rows
-    write_key(args.out, KEY, result)
+    update_key(KEY, result, args.out)
     print(f"written: {args.out} [{KEY}]")
     return 0
 
