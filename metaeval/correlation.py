@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, TypeVar
 
 import numpy as np
-import scipy.stats
 
 from metaeval.errors import UsageError
 
@@ -320,6 +319,8 @@ def correlate_vectors(x: np.ndarray, y: np.ndarray, method: str) -> Correlation:
             return undefined(f"non-finite {name} scores (infinite values) among {n} items", n)
     # Rank statistics see ranks only, so they cannot depend on the magnitude of the scores;
     # Pearson is scale-free, so dividing by the largest magnitude avoids overflow (1e308).
+    import scipy.stats  # here, not at the top: 0.8 s to import, unused by a run whose correlations are stored
+
     if method == "pearson":
         x, y = _unit_scaled(x), _unit_scaled(y)
     else:
@@ -587,6 +588,8 @@ def segment_correlation(
 def _rowwise(method: str, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     """The correlation of each row pair of ``xs``, ``ys`` (``[n_samples, n_sys]``)."""
     if method == "spearman":
+        import scipy.stats
+
         xs, ys = scipy.stats.rankdata(xs, axis=1), scipy.stats.rankdata(ys, axis=1)
     if method in ("pearson", "spearman"):
         xc = xs - xs.mean(1, keepdims=True)

@@ -424,20 +424,27 @@ def score_corpus(
 
     if progress:
         progress("scoring", 0, total)
-    # Every segmentation starts now (on workers where there are any), in segmenter order.
-    started: dict[int, tuple[Pending, list[str], dict[str, list[str]]]] = {}
     todo_of: dict[int, list[tuple[int, str]]] = {}
-    for k, seg in enumerate(segs):
+    for k in range(len(segs)):
         for m in range(len(choices)):
             for system in systems:
                 found = stored.get(seg_sigs[k], metric_sigs[m], system, corpus.n_segments)
                 if found is not None:
                     results[(k, m, system)] = found
         missing = [(m, s) for m in range(len(choices)) for s in systems if (k, m, s) not in results]
-        if not missing:
+        if missing:
+            todo_of[k] = missing
+        else:
             report(len(systems) * len(choices) * n_seg)
-            continue
-        todo_of[k] = missing
+    if isinstance(executor, cf.ProcessPoolExecutor):
+        # Loaded here, before the first task forks the pool's workers, compiled kernels are
+        # shared with them rather than loaded once more in each.
+        for m in sorted({m for missing in todo_of.values() for m, _ in missing}):
+            choices[m].metric.preload()
+    # Every segmentation starts now (on workers where there are any), in segmenter order.
+    started: dict[int, tuple[Pending, list[str], dict[str, list[str]]]] = {}
+    for k, missing in todo_of.items():
+        seg = segs[k]
         known = cache.lookup(seg, unique) if cache is not None else {}
         todo = [t for t in unique if t not in known]
         here = functools.partial(_segment_with_progress, seg, specs[k], todo, jobs, executor, progress)

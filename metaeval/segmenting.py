@@ -13,7 +13,7 @@ gives the tokens, so that segmentation overlaps with scoring. Where the chunks r
 - with a local process pool (``--jobs`` > 1), the whole segmentation of one segmenter is one
   task: the worker loads the model once, segments a first slice, and forks ``jobs - 1``
   processes from itself for the rest, so they share the loaded model (copy on write; pkuseg is
-  about 800 MB) instead of loading one each. Every segmenter is started at once, so a slow
+  about 800 MB) instead of loading one each; the worker drops the model when the task is done. Every segmenter is started at once, so a slow
   model loads and segments while this process scores the segmenters already done;
 - with ``jobs > 1`` and no pool (:func:`segment_texts`), the model is loaded here first and
   worker processes are forked from this process for the rest;
@@ -60,8 +60,27 @@ def _segment_task(key: str, spec: str | None, texts: Sequence[str], parts: int =
             raise MetaevalError(f"segmenter {key!r} is not known in this worker")
         seg = _WORKER_SEGMENTERS[key] = get_segmenter(spec)
     if parts > 1:
-        return seg.signature(), segment_texts(seg, None, texts, jobs=parts)
-    return seg.signature(), [list(tokens) for tokens in seg.segment_many(list(texts))]
+        # A local pool's task: all of this segmenter's texts at once. The worker goes on to
+        # score without the model, so its memory (pkuseg's is about 750 MB) is given back now.
+        try:
+            return seg.signature(), interned(segment_texts(seg, None, texts, jobs=parts))
+        finally:
+            release = getattr(_WORKER_SEGMENTERS.pop(key), "release", None)
+            if callable(release):
+                release()
+            del seg
+            gc.collect()
+    return seg.signature(), interned(seg.segment_many(list(texts)))
+
+
+def interned(segmentations: Sequence[Sequence[str]]) -> list[list[str]]:
+    """The token lists with one string object per distinct token. Pickled to another process,
+    each token type then travels, and is unpickled, once (pickle writes a repeated object as a
+    reference) instead of once per occurrence: 350,000 pkuseg tokens of WMT24 en-zh are 15,000
+    types."""
+    types: dict[str, str] = {}
+    keep = types.setdefault
+    return [list(map(keep, tokens, tokens)) for tokens in segmentations]
 
 
 class Pending:
@@ -188,4 +207,4 @@ def _workers(executor: cf.Executor, jobs: int) -> int:
     return max(1, int(count or jobs or 1))
 
 
-__all__ = ["Pending", "get_segmenter", "segment_texts", "split", "start"]
+__all__ = ["Pending", "get_segmenter", "interned", "segment_texts", "split", "start"]

@@ -32,6 +32,21 @@ def require(module: str, segmenter: str, pip: str) -> ModuleType:
         ) from None
 
 
+def require_installed(module: str, segmenter: str, pip: str) -> None:
+    """Raise the error of :func:`require` if ``module`` is not installed, without importing it:
+    naming a segmenter (its signature, a run whose statistics are stored) needs no import, and
+    importing jieba and pkuseg takes 0.3 s."""
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise MissingDependencyError(
+            f"segmenter {segmenter!r} needs the Python module {module!r} (No module named {module!r}); "
+            f"install it with: pip install {pip}"
+        )
+
+
 def version(distribution: str) -> str:
     """Installed version of a distribution, or ``missing``."""
     try:

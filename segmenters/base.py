@@ -104,6 +104,11 @@ class Segmenter(ABC):
         """Signature part for constructor options other than normalisation ('' if none)."""
         return ""
 
+    def release(self) -> None:
+        """Let go of a loaded model so its memory can be given back; the next text loads it
+        again. A worker process calls it when it has segmented all of its texts. Default: nothing
+        is held."""
+
     def __call__(self, text: str) -> list[str]:
         if self.normalization.active:
             text = self.normalization(text)

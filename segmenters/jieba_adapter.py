@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from metaeval.segmenters._deps import files_fingerprint, fingerprint, module_dir, require, version
+from metaeval.segmenters._deps import files_fingerprint, fingerprint, module_dir, require, require_installed, version
 
 #: jieba's HMM probabilities for unknown words (``jieba/finalseg``), hashed for the signature.
 HMM_FILES = ("prob_start.p", "prob_trans.p", "prob_emit.p", "prob_start.py", "prob_trans.py", "prob_emit.py")
@@ -44,7 +44,7 @@ class _JiebaSegmenter(Segmenter):
 
     def __init__(self, **norm: Any) -> None:
         super().__init__(**norm)
-        require("jieba", self.name, "jieba")
+        require_installed("jieba", self.name, "jieba")
         self._tokenizer: Any = None
 
     def _load(self) -> Any:

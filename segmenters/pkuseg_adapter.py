@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from metaeval.segmenters._deps import fingerprint, module_dir, require, version
+from metaeval.segmenters._deps import fingerprint, module_dir, require, require_installed, version
 from metaeval.segmenters.base import Segmenter
 from metaeval.segmenters.registry import register
 
@@ -30,6 +30,13 @@ def model() -> Any:
         return _MODEL
 
 
+def release_model() -> None:
+    """Drop the process-wide instance (its memory is freed once no segmenter refers to it)."""
+    global _MODEL
+    with _LOCK:
+        _MODEL = None
+
+
 @register("pkuseg")
 class PkusegSegmenter(Segmenter):
     """pkuseg's default model (Luo et al. 2019, ``pkuseg.pkuseg().cut``); it splits on whitespace first."""
@@ -38,13 +45,18 @@ class PkusegSegmenter(Segmenter):
 
     def __init__(self, **norm: Any) -> None:
         super().__init__(**norm)
-        require("pkuseg", self.name, "pkuseg==0.0.25")
+        require_installed("pkuseg", self.name, "pkuseg==0.0.25")
         self._model: Any = None
 
     def _segment(self, text: str) -> list[str]:
         if self._model is None:
             self._model = model()
         return self._model.cut(text)
+
+    def release(self) -> None:
+        """Forget the shared model here and process-wide."""
+        self._model = None
+        release_model()
 
     @classmethod
     def describe(cls) -> str:

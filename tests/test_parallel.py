@@ -73,6 +73,50 @@ def test_jobs_give_identical_statistics(small_corpus, monkeypatch):
         assert a.stats.tobytes() == b.stats.tobytes() and a.seg_scores.tobytes() == b.seg_scores.tobytes()
 
 
+class _RecordingPool(cf.ProcessPoolExecutor):
+    """A forked pool that records its first task in ``EVENTS``."""
+
+    def submit(self, fn, /, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN204
+        EVENTS.append("submit")
+        return super().submit(fn, *args, **kwargs)
+
+
+EVENTS: list[str] = []
+
+
+def test_compiled_kernels_are_loaded_before_the_pool_forks_and_not_for_stored_work(small_corpus, tmp_path, monkeypatch):
+    from metaeval.metrics import bleu, ter
+    from metaeval.metrics.base import Metric
+
+    EVENTS.clear()
+    loaded = Metric.preload
+
+    def preload(self):  # noqa: ANN001, ANN202
+        EVENTS.append(f"preload {self.name}")
+        loaded(self)
+
+    monkeypatch.setattr(ter.TER, "preload", preload)
+    monkeypatch.setattr(bleu.BLEU, "preload", preload)
+    corpus = small_corpus.subset(seg_ids=small_corpus.seg_ids[:10])
+    with _RecordingPool(2, mp_context=multiprocessing.get_context("fork")) as pool:
+        score_corpus(corpus, ["char"], ["bleu", "1-ter"], executor=pool, jobs=2, store=tmp_path)
+        assert EVENTS[:2] == ["preload bleu", "preload ter"] and "submit" in EVENTS[2:]
+        EVENTS.clear()
+        score_corpus(corpus, ["char"], ["bleu", "1-ter"], executor=pool, jobs=2, store=tmp_path)
+        assert EVENTS == []  # every statistic stored: nothing to load, nothing to send
+    score_corpus(corpus, ["char"], ["1-ter", "gtm"])
+    assert EVENTS == []  # no pool to fork: kernels load on first use
+
+
+def test_only_metrics_with_compiled_kernels_load_anything_ahead():
+    from metaeval.metrics import get_metric
+
+    compiled = {name for name in ("bleu", "nist", "chrf", "ter", "gtm", "meteor") if get_metric(name).compiled_kernels}
+    assert compiled == {"ter", "gtm", "meteor"}
+    for name in ("ter", "gtm", "meteor", "bleu"):
+        get_metric(name).preload()  # loads (or is a no-op) without error
+
+
 class CountingChar:
     """``char`` that counts the texts it segments."""
 

@@ -77,3 +77,56 @@ def test_worker_count_of_an_executor():
     assert segmenting._workers(DaskLike(Broken()), 2) == 2
     with cf.ThreadPoolExecutor(4) as pool:
         assert segmenting._workers(pool, 1) == 4
+
+
+def test_interned_tokens_are_one_object_per_type_and_pickle_smaller():
+    import pickle
+
+    raw = [[bytes(w, "utf-8").decode("utf-8") for w in "今天 天气 很 好".split()] for _ in range(200)]
+    assert raw[0][0] is not raw[1][0]
+    shared = segmenting.interned(raw)
+    assert shared == raw
+    assert shared[0][0] is shared[199][0]
+    assert len(pickle.dumps(shared)) < len(pickle.dumps(raw)) / 2
+
+
+class _Releasing:
+    """A segmenter that counts its releases."""
+
+    released = 0
+
+    def signature(self) -> str:
+        return "releasing|1"
+
+    def segment_many(self, texts):  # noqa: ANN001, ANN202
+        return [list(t) for t in texts]
+
+    def release(self) -> None:
+        _Releasing.released += 1
+
+
+def test_a_local_pool_task_releases_the_model_when_done(monkeypatch):
+    monkeypatch.setattr(segmenting, "get_segmenter", lambda spec: _Releasing())
+    monkeypatch.setattr(_Releasing, "released", 0)
+    signature, tokens = segmenting._segment_task("releasing|1", "releasing", ["ab", "c"], parts=2)
+    assert (signature, tokens) == ("releasing|1", [["a", "b"], ["c"]])
+    assert _Releasing.released == 1
+    assert "releasing|1" not in segmenting._WORKER_SEGMENTERS
+    # A cluster's chunk task keeps the segmenter for the worker's next chunk.
+    try:
+        segmenting._segment_task("releasing|1", "releasing", ["ab"])
+        assert _Releasing.released == 1
+        assert "releasing|1" in segmenting._WORKER_SEGMENTERS
+    finally:
+        segmenting._WORKER_SEGMENTERS.pop("releasing|1", None)
+
+
+def test_pkuseg_released_and_loaded_again_gives_the_same_tokens():
+    pytest.importorskip("pkuseg")
+    from metaeval.segmenters import pkuseg_adapter
+
+    seg = segmenters.get("pkuseg")
+    before = seg.segment_many(TEXTS[:3])
+    seg.release()
+    assert pkuseg_adapter._MODEL is None and seg._model is None
+    assert seg.segment_many(TEXTS[:3]) == before

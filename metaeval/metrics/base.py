@@ -32,6 +32,9 @@ class Metric(ABC):
     name: ClassVar[str]
     #: Whether a higher score means a better translation.
     higher_is_better: ClassVar[bool] = True
+    #: Whether scoring runs compiled kernels (numba, loaded from its cache on first use: about
+    #: 130 MB of a process's memory, see :meth:`preload`).
+    compiled_kernels: ClassVar[bool] = False
 
     @property
     @abstractmethod
@@ -58,6 +61,13 @@ class Metric(ABC):
         file, system and segment (:func:`metaeval.scoring.check_lengths`).
         """
         return None
+
+    def preload(self) -> None:
+        """Load what scoring needs now. A run calls it before it forks worker processes, so
+        that they share those pages with this process instead of each loading its own copy.
+        Default: with :attr:`compiled_kernels`, score one small pair, which loads them."""
+        if self.compiled_kernels:
+            self.stats([["a", "b", "c"]], [[["c", "a", "b"]]])
 
     def prepare(self, refs: Refs) -> Any:
         """Reference-side statistics shared by all systems. Default: the references as given."""

@@ -121,6 +121,7 @@ class GTM(Metric):
     e: float = 1.0
 
     name: ClassVar[str] = "gtm"
+    compiled_kernels: ClassVar[bool] = True
     higher_is_better: ClassVar[bool] = True
 
     def __post_init__(self) -> None:

@@ -313,6 +313,7 @@ class METEOR(Metric):
     beam: int = field(default=BEAM_SIZE, repr=False)
 
     name: ClassVar[str] = "meteor"
+    compiled_kernels: ClassVar[bool] = True
     higher_is_better: ClassVar[bool] = True
 
     def __post_init__(self) -> None:

@@ -119,6 +119,7 @@ class TER(Metric):
     max_len: int = DEFAULT_MAX_LEN
 
     name: ClassVar[str] = "ter"
+    compiled_kernels: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         for field in ("case_sensitive", "invert"):
