@@ -33,10 +33,13 @@ def _digest(signature: str, tokens: Any) -> str:
 
 
 def _valid_tokens(entry: Any) -> bool:
-    """Whether a cached entry is what a segmenter may return: non-empty tokens without whitespace."""
-    return isinstance(entry, list) and all(
-        isinstance(t, str) and t and not any(ch.isspace() for ch in t) for t in entry
-    )
+    """Whether a cached entry is what a segmenter may return: non-empty tokens without whitespace.
+
+    Joined by spaces and split again at whitespace, such tokens come back unchanged; an empty
+    token or one holding whitespace (``str.isspace``, as ``str.split`` uses) does not."""
+    if not isinstance(entry, list) or not all(type(t) is str for t in entry):
+        return False
+    return " ".join(entry).split() == entry
 
 
 def cache_file_name(signature: str) -> str:
@@ -59,6 +62,8 @@ class SegmentationCache:
         self.rejected: list[str] = []
         self._tokens: dict[str, dict[str, tuple[str, ...]]] = {}
         self._loaded: set[str] = set()
+        #: The file of each signature as this process last read or wrote it (see :meth:`_stamp`).
+        self._seen: dict[str, tuple[int, ...] | None] = {}
         #: Number of texts handed to a segmenter (cache misses) since construction.
         self.misses = 0
 
@@ -75,8 +80,19 @@ class SegmentationCache:
             raise ValueError("this SegmentationCache has no directory")
         return self.directory / cache_file_name(signature)
 
+    @staticmethod
+    def _stamp(path: Path) -> tuple[int, ...] | None:
+        """Device, inode, size and modification time of ``path`` (None if it is absent). Every
+        write replaces the file by another, so a write by another process changes the stamp."""
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
     def _read(self, signature: str) -> dict[str, tuple[str, ...]]:
         path = self._path(signature)
+        self._seen[signature] = self._stamp(path)
         problem = input_problem(path)
         if problem == "no such file":
             return {}
@@ -105,16 +121,21 @@ class SegmentationCache:
         except OSError as exc:
             raise file_system_error(exc, path.parent, "create segmentation cache folder") from None
         entries = self._tokens[signature]
-        for text, tokens in self._read(signature).items():
-            entries.setdefault(text, tokens)
+        if signature not in self._seen or self._stamp(path) != self._seen[signature]:
+            # Changed since this process read or wrote it: merge what another process added.
+            for text, tokens in self._read(signature).items():
+                entries.setdefault(text, tokens)
         by_text = {text: list(entry) for text, entry in entries.items()}
         payload = {"signature": signature, "sha256": _digest(signature, by_text), "tokens": by_text}
         tmp = None
         try:
             fd, tmp = tempfile.mkstemp(prefix=".seg-", suffix=".tmp", dir=path.parent)
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(payload, handle, ensure_ascii=False)
+                # json.dumps encodes in C in one call; json.dump's chunked encoder is pure Python
+                # (2.6 s instead of 0.3 s for the four segmenters of WMT24 en-zh).
+                handle.write(json.dumps(payload, ensure_ascii=False))
             os.replace(tmp, path)
+            self._seen[signature] = self._stamp(path)
         except OSError as exc:
             if tmp is not None:
                 Path(tmp).unlink(missing_ok=True)

@@ -192,3 +192,40 @@ def test_an_interrupted_write_leaves_no_temporary_file(tmp_path: Path, monkeypat
     with pytest.raises(KeyboardInterrupt):
         SegmentationCache(tmp_path).segment(Counting(), ["a b"])
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_write_merges_what_another_cache_wrote_since_and_skips_reading_an_unchanged_file(tmp_path: Path, monkeypatch) -> None:
+    seg = Counting()
+    first, second = SegmentationCache(tmp_path), SegmentationCache(tmp_path)
+    first.store(seg, {"a": ["a"]})
+    second.store(seg, {"b": ["b"]})  # reads the file first wrote, then writes both
+    first.store(seg, {"c": ["c"]})  # the file changed since first wrote it: merged again
+    assert SegmentationCache(tmp_path).lookup(seg, ["a", "b", "c"]) == {"a": ("a",), "b": ("b",), "c": ("c",)}
+    reads: list[str] = []
+    read = SegmentationCache._read
+    monkeypatch.setattr(SegmentationCache, "_read", lambda self, sig: reads.append(sig) or read(self, sig))
+    first.store(seg, {"d": ["d"]})  # unchanged since first wrote it: written without reading it back
+    assert reads == []
+    assert SegmentationCache(tmp_path).lookup(seg, ["a", "b", "c", "d"]) == {t: (t,) for t in "abcd"}
+
+
+def test_valid_tokens_is_the_definition() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from metaeval.segmenters.cache import _valid_tokens
+
+    def by_definition(entry: object) -> bool:
+        return isinstance(entry, list) and all(
+            isinstance(t, str) and t != "" and not any(ch.isspace() for ch in t) for t in entry
+        )
+
+    alphabet = st.sampled_from(list("ab字\u3000\u00a0\u2028\u200b\x1c\t \n\ufeff") + [chr(0x85)])
+    items = st.one_of(st.text(alphabet, max_size=4), st.integers(), st.none())
+
+    @settings(max_examples=500, deadline=None)
+    @given(st.one_of(st.lists(items, max_size=5), st.text(max_size=3), st.none()))
+    def agree(entry: object) -> None:
+        assert _valid_tokens(entry) == by_definition(entry)
+
+    agree()
