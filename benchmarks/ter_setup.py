@@ -1,6 +1,6 @@
 """TER's per-pair setup: the work around the tercom kernel, before and after it was made flat.
 
-    python -m benchmarks.ter_setup [--dataset wmt24-esa/en-zh] [--segmenter jieba ...] [--repeat 5]
+    python -m benchmarks.ter_setup [--dataset wmt24-esa/en-zh] [--segmenter jieba ...] [--repeat 25]
 
 "Setup" is everything :meth:`metaeval.metrics.ter.TER.segment_stats` does besides the compiled
 search itself (``tercom._batch_edits``), for every system of a corpus: mapping reference and
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dataset", action="append", help="under the shared data folder (repeatable; "
                         "default wmt24-esa/en-zh and wmt21/en-zh, which has two references)")
     parser.add_argument("--segmenter", action="append", help=f"default {', '.join(SEGMENTERS)}")
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=25)
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results.json")
     args = parser.parse_args(argv)
     from metaeval import corpora
