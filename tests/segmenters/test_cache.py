@@ -229,3 +229,28 @@ def test_valid_tokens_is_the_definition() -> None:
         assert _valid_tokens(entry) == by_definition(entry)
 
     agree()
+
+
+def test_the_digest_is_checked_on_the_files_bytes_and_older_layouts_still_read(tmp_path: Path, monkeypatch) -> None:
+    from metaeval.segmenters import cache as cache_module
+
+    SegmentationCache(tmp_path).segment(Counting(), ["a b", "c"])
+    path = tmp_path / cache_file_name("counting|v1")
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith('{"signature":"counting|v1","sha256":"') and text.endswith('"tokens":{"a b":["a","b"],"c":["c"]}}')
+    # Read back without encoding the tokens again ...
+    encoded: list[object] = []
+    canonical = cache_module._canonical
+    monkeypatch.setattr(cache_module, "_canonical", lambda tokens: encoded.append(tokens) or canonical(tokens))
+    seg = Counting()
+    assert SegmentationCache(tmp_path).segment(seg, ["a b", "c"]) == [["a", "b"], ["c"]] and seg.seen == []
+    assert encoded == []
+    # ... and one changed byte of the tokens is caught there.
+    path.write_text(text.replace('["a","b"]', '["a","x"]'), encoding="utf-8")
+    seg = Counting()
+    assert SegmentationCache(tmp_path).segment(seg, ["a b", "c"]) == [["a", "b"], ["c"]] and seg.seen == ["a b", "c"]
+    # A file of the earlier layout (spaces after separators, keys unsorted) is checked by encoding again.
+    data = json.loads(text)
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    seg = Counting()
+    assert SegmentationCache(tmp_path).segment(seg, ["c", "a b"]) == [["c"], ["a", "b"]] and seg.seen == []
