@@ -4,9 +4,12 @@ In memory, each distinct text is segmented once per signature. With a ``director
 tokens also persist across runs: one JSON file per signature, named by the SHA-256 of the
 signature and holding the signature itself. Files are written to a temporary file in the
 same folder and moved into place with ``os.replace``, so a reader never sees a partial
-file. Processes sharing the folder merge what is on disk before each write; when two write
-at once, the last one wins and the other's new entries are simply segmented again later.
-Each file carries the SHA-256 of its signature and tokens, checked on every read: a file
+file. A process merges what is on disk before it writes, unless the file is the one it last
+read or wrote itself (same device, inode, size and modification time); when two write at
+once, the last one wins and the other's new entries are simply segmented again later. Each
+file is a JSON object whose tokens are written last, as canonical JSON (sorted keys, no
+spaces), and carries the SHA-256 of its signature and tokens, checked on every read on the
+file's own bytes (files of other layouts by encoding the tokens again): a file
 that was edited, truncated, belongs to another signature or holds tokens a segmenter cannot
 return (empty, or containing whitespace) is not trusted; its texts are segmented again and
 the file is rewritten. A cache entry that is not a regular file (a folder, a FIFO) and a

@@ -66,6 +66,19 @@ def test_missing_core_package_gives_the_pip_command(monkeypatch: pytest.MonkeyPa
         segmenters.get("jieba")
 
 
+def test_a_missing_module_is_found_missing_without_importing_anything(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from metaeval.segmenters._deps import require_installed
+
+    for module in ("no_such_module_here", "math.not_a_package"):  # None from find_spec; ImportError
+        with pytest.raises(MissingDependencyError, match=rf"segmenter 'x' needs the Python module '{module}' .*: pip install x-pkg$"):
+            require_installed(module, "x", "x-pkg")
+    monkeypatch.delitem(sys.modules, "jieba", raising=False)
+    require_installed("jieba", "jieba", "jieba")  # installed: found, and not imported
+    assert "jieba" not in sys.modules
+
+
 def test_register_a_segmenter(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
 
