@@ -270,6 +270,11 @@ class PluginSegmenter:
             raise self._fail(f"segment_many() returned {len(result)} segmentations for {len(texts)} texts")
         return [self._tokens(text, tokens, "segment_many") for text, tokens in zip(texts, result)]
 
+    def release(self) -> None:
+        """The plug-in's ``release()`` if it has one (see :meth:`Segmenter.release`)."""
+        if callable(getattr(self.inner, "release", None)):
+            self._call("release")
+
     def signature(self) -> str:
         if self._signature is None:
             value = self._call("signature")

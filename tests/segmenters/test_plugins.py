@@ -119,3 +119,30 @@ def test_plugins_are_listed_lazily_and_loaded_on_demand(plugin_site: Path) -> No
     kind, message = out["missing"]
     assert kind == "MissingDependencyError"
     assert "No module named 'mepl_missing'" in message and message.endswith("pip install --force-reinstall mepl-reverse")
+
+
+def test_a_plugins_release_is_called_through_its_checks() -> None:
+    from metaeval.errors import PluginError
+    from metaeval.segmenters.registry import PluginSegmenter
+
+    class Holding:
+        released = 0
+
+        def __call__(self, text: str) -> list[str]:
+            return list(text)
+
+        def signature(self) -> str:
+            return "holding|1"
+
+        def release(self) -> None:
+            Holding.released += 1
+
+    class Failing(Holding):
+        def release(self) -> None:
+            raise RuntimeError("model gone")
+
+    PluginSegmenter("holding", Holding(), "holding").release()
+    assert Holding.released == 1
+    PluginSegmenter("plain", object(), "plain").release()  # nothing to release: nothing happens
+    with pytest.raises(PluginError, match=r"^segmenter plug-in 'failing' release\(\) raised RuntimeError: model gone$"):
+        PluginSegmenter("failing", Failing(), "failing").release()
