@@ -567,8 +567,7 @@ def shared_tokens(table: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
     no metric changes. Memory then grows with the distinct texts and token types, not with the
     occurrences, and a chunk of work pickled to a worker carries each token type once (pickle
     writes a repeated object as a reference), so the worker's copy is as small."""
-    types: dict[str, str] = {}
-    return {text: [types.setdefault(token, token) for token in tokens] for text, tokens in table.items()}
+    return dict(zip(table, segmenting.interned(list(table.values()))))
 
 
 def _segment_with_progress(seg, spec, texts: list[str], jobs: int, executor, progress: ProgressCallback | None) -> list:  # noqa: ANN001

@@ -13,8 +13,9 @@ gives the tokens, so that segmentation overlaps with scoring. Where the chunks r
 - with a local process pool (``--jobs`` > 1), the whole segmentation of one segmenter is one
   task: the worker loads the model once, segments a first slice, and forks ``jobs - 1``
   processes from itself for the rest, so they share the loaded model (copy on write; pkuseg is
-  about 800 MB) instead of loading one each; the worker drops the model when the task is done. Every segmenter is started at once, so a slow
-  model loads and segments while this process scores the segmenters already done;
+  about 800 MB) instead of loading one each, and drops the model when the task is done. Every
+  segmenter is started at once, so a slow model loads and segments while this process scores
+  the segmenters already done;
 - with ``jobs > 1`` and no pool (:func:`segment_texts`), the model is loaded here first and
   worker processes are forked from this process for the rest;
 - otherwise, here, when the result is asked for.
