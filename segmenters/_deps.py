@@ -27,9 +27,14 @@ def require(module: str, segmenter: str, pip: str) -> ModuleType:
             warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
             return importlib.import_module(module)
     except ImportError as exc:
-        raise MissingDependencyError(
-            f"segmenter {segmenter!r} needs the Python module {module!r} ({exc}); install it with: pip install {pip}"
-        ) from None
+        raise _missing(module, segmenter, pip, str(exc)) from None
+
+
+def _missing(module: str, segmenter: str, pip: str, cause: str) -> MissingDependencyError:
+    """The one error of a segmenter whose module is missing, with the pip command."""
+    return MissingDependencyError(
+        f"segmenter {segmenter!r} needs the Python module {module!r} ({cause}); install it with: pip install {pip}"
+    )
 
 
 def require_installed(module: str, segmenter: str, pip: str) -> None:
@@ -41,10 +46,7 @@ def require_installed(module: str, segmenter: str, pip: str) -> None:
     except (ImportError, ValueError):
         found = False
     if not found:
-        raise MissingDependencyError(
-            f"segmenter {segmenter!r} needs the Python module {module!r} (No module named {module!r}); "
-            f"install it with: pip install {pip}"
-        )
+        raise _missing(module, segmenter, pip, f"No module named {module!r}")
 
 
 def version(distribution: str) -> str:

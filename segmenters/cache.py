@@ -82,16 +82,15 @@ class SegmentationCache:
         #: Cache files found corrupted or edited (their texts were segmented again).
         self.rejected: list[str] = []
         self._tokens: dict[str, dict[str, tuple[str, ...]]] = {}
-        self._loaded: set[str] = set()
-        #: The file of each signature as this process last read or wrote it (see :meth:`_stamp`).
+        #: The file of each signature as this process last read or wrote it (see :meth:`_stamp`);
+        #: a signature is here once its file has been read.
         self._seen: dict[str, tuple[int, ...] | None] = {}
         #: Number of texts handed to a segmenter (cache misses) since construction.
         self.misses = 0
 
     def _entries(self, signature: str) -> dict[str, tuple[str, ...]]:
         entries = self._tokens.setdefault(signature, {})
-        if self.directory is not None and signature not in self._loaded:
-            self._loaded.add(signature)
+        if self.directory is not None and signature not in self._seen:
             for text, tokens in self._read(signature).items():
                 entries.setdefault(text, tokens)
         return entries
@@ -152,7 +151,7 @@ class SegmentationCache:
         except OSError as exc:
             raise file_system_error(exc, path.parent, "create segmentation cache folder") from None
         entries = self._tokens[signature]
-        if signature not in self._seen or self._stamp(path) != self._seen[signature]:
+        if self._stamp(path) != self._seen.get(signature):
             # Changed since this process read or wrote it: merge what another process added.
             for text, tokens in self._read(signature).items():
                 entries.setdefault(text, tokens)
