@@ -6,8 +6,9 @@ tie policy):
 
 - **best**: the configuration with the highest value;
 - **compared metric**: the metric of the best configuration among the metrics whose value
-  depends on segmentation (a metric with the same value at every segmenter, such as chrF,
-  which ignores spaces, says nothing about granularity and is left out);
+  depends on segmentation (a metric with the same value at every segmenter says nothing about
+  granularity and is left out, as is one that sees characters only, such as chrF, which
+  ignores spaces, even where segmenters keep different characters);
 - **character vs best word level** on that metric, as Li, Zong & Ng (2011) compare them:
   ``delta = value(char) - value(best word-level segmenter)``, the 95% percentile interval of
   the paired bootstrap differences, and the two-sided paired bootstrap p-value (Koehn 2004;
@@ -24,7 +25,7 @@ rows of a run are paired (one set of segment resamples per run).
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -50,23 +51,45 @@ def is_word_level(segmenter: str) -> bool:
     return base not in NOT_WORD_LEVEL
 
 
+def characters_only(metrics: Iterable[str]) -> set[str]:
+    """The metric specs among ``metrics`` whose statistics depend on the characters of a
+    segment alone, not on where it is split (``reuse_key() == "chars"``: chrF, which ignores
+    spaces; not chrF++). Their values can still differ between segmenters that keep different
+    characters (``char`` drops invisible format characters), which says nothing about
+    granularity. A spec that names no known metric is not counted."""
+    from metaeval.errors import UsageError
+    from metaeval.metrics import get_metric
+
+    out = set()
+    for spec in metrics:
+        try:
+            if get_metric(spec).reuse_key() == "chars":
+                out.add(spec)
+        except UsageError:
+            continue
+    return out
+
+
 def granularity_free(configs: Sequence[Any]) -> list[str]:
-    """Metrics whose segment scores are identical under every segmenter scored (chrF, which
-    ignores spaces), from :class:`~metaeval.scoretable.ConfigScores`."""
+    """Metrics that say nothing about granularity, from
+    :class:`~metaeval.scoretable.ConfigScores`: those whose segment scores are identical under
+    every segmenter scored, and those that see characters only (:func:`characters_only`)."""
     by_metric: dict[str, list[np.ndarray]] = {}
     for config in configs:
         by_metric.setdefault(config.metric, []).append(np.asarray(config.seg_scores))
-    return sorted(m for m, scores in by_metric.items() if len(scores) > 1 and all(np.array_equal(scores[0], s) for s in scores[1:]))
+    identical = {m for m, scores in by_metric.items() if len(scores) > 1 and all(np.array_equal(scores[0], s) for s in scores[1:])}
+    return sorted(identical | characters_only(by_metric))
 
 
 def _constant_metrics(table: pd.DataFrame) -> list[str]:
-    """Without the scores: metrics with one value across segmenters in every ranking."""
-    out = []
+    """Without the scores: metrics with one value across segmenters in every ranking, and
+    those that see characters only (:func:`characters_only`)."""
+    out = set()
     for metric, rows in table[table["value"].notna()].groupby("metric", sort=True):
         spread = rows.groupby(list(RANKING_KEYS), dropna=False)["value"].agg(["nunique", "size"])
         if (spread["size"] > 1).any() and (spread["nunique"] == 1).all():
-            out.append(str(metric))
-    return out
+            out.add(str(metric))
+    return sorted(out | characters_only(str(m) for m in table["metric"].unique()))
 
 
 def answer(
@@ -150,4 +173,4 @@ def _char_vs_word(rows: pd.DataFrame, samples: "np.ndarray | None") -> dict | No
     return out
 
 
-__all__ = ["ANSWER_COLUMNS", "CHARACTER_LEVEL", "NOT_WORD_LEVEL", "answer", "granularity_free", "is_word_level"]
+__all__ = ["ANSWER_COLUMNS", "CHARACTER_LEVEL", "NOT_WORD_LEVEL", "answer", "characters_only", "granularity_free", "is_word_level"]

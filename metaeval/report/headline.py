@@ -79,7 +79,7 @@ def answer_legend(answer: pd.DataFrame, signature: Mapping[str, Any] | None) -> 
     ]
     left_out = sorted({m for text in answer["left_out"].fillna("") for m in str(text).split(", ") if m})
     if left_out:
-        lines.append(f"Left out: {', '.join(left_out)} (the same value at every segmentation).")
+        lines.append(f"Left out: {', '.join(left_out)} (its value does not depend on where the text is split).")
     return lines
 
 
