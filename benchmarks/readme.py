@@ -7,7 +7,8 @@ Every figure of the section is read from ``benchmarks/results.json`` (and the ru
 ``experiments.li2011`` records); every ratio is computed here from the two timings of one
 measurement that stand beside it, so a rate and its ratio cannot disagree. Nothing is measured
 here: the benchmark scripts measure and store (``benchmarks.bench``, ``benchmarks.bench_stats``,
-``benchmarks.scale``, ``benchmarks.large``, ``benchmarks.segmenters``, ``benchmarks.ter_setup``).
+``benchmarks.scale``, ``benchmarks.large``, ``benchmarks.segmenters``, ``benchmarks.ter_setup``,
+``benchmarks.pkuseg_tagger``).
 """
 
 from __future__ import annotations
@@ -155,6 +156,14 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
         "that worker), while the main process scores the segmenters already done (`--jobs`; any",
         "`concurrent.futures` executor through the API, e.g. Dask's `Client.get_executor()`).",
     ]
+    tagger = results.get("pkuseg_tagger")
+    if tagger:
+        out += ["", f"pkuseg with metaeval's tagger (`python -m benchmarks.pkuseg_tagger`, key `pkuseg_tagger`): on the "
+                f"{_n(tagger['texts'])} distinct texts of {', '.join(tagger['datasets'])} ({_n(tagger['characters'])} "
+                f"characters), {tagger['metaeval_cpu_seconds']:.2f} CPU-s against {tagger['pkuseg_cpu_seconds']:.2f} for "
+                f"pkuseg's own tagger in the same process: **{tagger['pkuseg_cpu_seconds'] / tagger['metaeval_cpu_seconds']:.2f}×**, "
+                f"the same tokens for every text, plus {tagger['install_cpu_seconds']:.2f} s once per model load "
+                f"({_load_text(tagger)})."]
     seg = segmenter_rows(results)
     if seg:
         t = results["segmenter_throughput"]

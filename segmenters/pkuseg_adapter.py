@@ -2,7 +2,9 @@
 
 Only ``pkuseg.pkuseg()`` with no model name is used: the named domain models are downloaded
 on first use and fail offline. Loading takes about 2.4 s and 790 MB, so the model is loaded
-once per process, on first use, and shared by every ``pkuseg`` segmenter.
+once per process, on first use, and shared by every ``pkuseg`` segmenter. Its per-piece tagger
+is replaced by :mod:`metaeval.segmenters.pkuseg_features`, which finds the same features about
+twice as fast and gives the same tokens; everything else is pkuseg's own.
 """
 
 from __future__ import annotations
@@ -26,7 +28,11 @@ def model() -> Any:
     with _LOCK:
         if _MODEL is None:
             pkuseg = require("pkuseg", "pkuseg", "pkuseg==0.0.25")
-            _MODEL = pkuseg.pkuseg()
+            from metaeval.segmenters import pkuseg_features
+
+            instance = pkuseg.pkuseg()
+            pkuseg_features.install(instance)
+            _MODEL = instance
         return _MODEL
 
 

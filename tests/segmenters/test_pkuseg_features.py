@@ -1,0 +1,127 @@
+"""metaeval's pkuseg tagger against pkuseg's own: the same feature lists, the same tokens."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from types import SimpleNamespace
+
+import pytest
+
+pkuseg = pytest.importorskip("pkuseg")
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from metaeval.segmenters import pkuseg_adapter, pkuseg_features  # noqa: E402
+
+#: Strings that reach every branch of pkuseg's features: out-of-range spans at both ends,
+#: digits and full-width letters (``**Num``, ``**Letter``), keyword characters (``-._,|/*:``
+#: become ``&``), dictionary words of every length, one character, Latin text.
+EDGE_CASES = [
+    "我", "我爱北京天安门", "2008年北京奥运会", "１２３４５６７８９０％的人", "ＡＢＣ公司和ａｂｃ",
+    "a-b.c_d,e|f/g*h:i", "金**", "中华人民共和国国务院总理", "COVID-19疫苗", "¥1,299.00元",
+    "他说：“不。”", "一二三四五六七八九十千万亿兆零", "／・－", "Hello世界", "的的的的的的的的的的的的",
+]
+
+
+@pytest.fixture(scope="module")
+def instance():  # noqa: ANN201 - a pkuseg.pkuseg instance with metaeval's tagger installed
+    seg = pkuseg_adapter.model()
+    assert isinstance(seg._cut, pkuseg_features.Tagger)
+    return seg
+
+
+@contextlib.contextmanager
+def pkusegs_own(seg) -> Iterator[None]:  # noqa: ANN001
+    """Within the block, ``seg`` tags with pkuseg's own ``_cut`` (the class method)."""
+    tagger = seg.__dict__.pop("_cut")
+    try:
+        yield
+    finally:
+        seg._cut = tagger
+
+
+def pkusegs_features(seg, nodes: list[str]) -> list[list[int]]:  # noqa: ANN001
+    return [seg.feature_extractor.get_node_features_idx(i, nodes) for i in range(len(nodes))]
+
+
+def our_features(seg, nodes: list[str]) -> list[list[int]]:  # noqa: ANN001
+    return [[int(f) for f in row if f >= 0] for row in seg._cut.slots(nodes)]
+
+
+def test_feature_lists_are_pkusegs_in_order(instance, zh_refs: list[str]) -> None:
+    # The CRF adds weights in list order, so order and repeats must match too, not just the set.
+    texts = EDGE_CASES + zh_refs[:150]
+    for text in texts:
+        nodes = list(instance.feature_extractor.normalize_text(text))
+        assert our_features(instance, nodes) == pkusegs_features(instance, nodes), text
+
+
+def test_tokens_are_pkusegs_on_real_text(instance, zh_refs: list[str]) -> None:
+    texts = EDGE_CASES + zh_refs[150:400]
+    ours = [instance.cut(t) for t in texts]
+    with pkusegs_own(instance):
+        theirs = [instance.cut(t) for t in texts]
+    assert ours == theirs
+
+
+def test_empty_piece_gives_no_words(instance) -> None:
+    assert instance._cut("") == []
+    assert instance.cut("") == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from("中国人民共和的了是我在有他这为之大来以个不一上们到说国年2019ＡＢａｂ１２-._,|/*:&A z"),
+               max_size=40))
+def test_tokens_are_pkusegs_on_generated_text(instance, text: str) -> None:
+    ours = instance.cut(text)
+    with pkusegs_own(instance):
+        assert ours == instance.cut(text)
+
+
+def test_a_model_that_names_no_word_in_a_feature_keeps_pkusegs_tagger() -> None:
+    # The tagger looks word pairs up only where both sides have a word; a model that names
+    # "**noWord" in a feature would need the other lookups, so it is left as it is.
+    extractor = SimpleNamespace(feature_to_idx={"c.a": 1, "ww.l.**noWord*ab": 2}, unigram={"ab"})
+    seg = SimpleNamespace(feature_extractor=extractor)
+    assert pkuseg_features.install(seg) is False
+    assert not hasattr(seg, "_cut")
+
+
+# --- a small made-up model, to reach what the default model does not have ---------------
+# The default model has no feature with the empty word (pkuseg reads a span reaching outside
+# the text as "", and "" is in its dictionary) and no dictionary word made of ``**Num`` nodes;
+# this model has both, and drops a seeded third of the possible features.
+
+NODES = ["a", "b", "c", "d", "**Num", "**Letter", "&"]
+WORDS = ["", "ab", "abc", "bcd", "dab", "aa", "abcdab", "a&b", "**Num**Num", "b**Letter", "cdabcda"]
+
+
+def made_up_segmenter(seed: int) -> SimpleNamespace:
+    import random
+
+    import numpy as np
+    from pkuseg.feature_extractor import FeatureExtractor
+
+    names = [f"{p}.{x}" for p in ("c", "c-1", "c1", "c-2", "c2") for x in NODES]
+    names += [f"{p}.{x}.{y}" for p in ("c-1c", "cc1", "c-2c-1") for x in NODES for y in NODES]
+    names += [f"{p}.{w}" for p in ("w-1", "w1") for w in WORDS]
+    names += [f"ww.{side}.{x}*{y}" for side in "lr" for x in WORDS for y in WORDS]
+    rng = random.Random(seed)
+    kept = [name for name in names if rng.random() < 2 / 3]
+    extractor = FeatureExtractor()
+    extractor.unigram = set(WORDS)
+    extractor.feature_to_idx = {name: i for i, name in enumerate(["$$", *kept])}
+    model = SimpleNamespace(n_tag=5, n_feature=len(kept) + 1, w=np.zeros(5 * (len(kept) + 1) + 25))
+    return SimpleNamespace(feature_extractor=extractor, model=model, idx_to_tag=dict(enumerate("BIJKS")))
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 5), nodes=st.lists(st.sampled_from(NODES), max_size=16))
+def test_feature_lists_are_pkusegs_on_a_made_up_model(seed: int, nodes: list[str]) -> None:
+    from pkuseg.config import config
+
+    seg = made_up_segmenter(seed)
+    assert pkuseg_features.Tagger.applies(seg, config)
+    tagger = pkuseg_features.Tagger(seg, config)
+    assert our_features(SimpleNamespace(_cut=tagger), nodes) == pkusegs_features(seg, nodes)
