@@ -99,30 +99,46 @@ class CjkCharSegmenter(Segmenter):
         # between CJK characters gives the tokens of the whole text with spaces around each
         # CJK character.
         text = self.characters.clean(text)
-        pieces = _CLUSTER.findall(text) if self.characters.graphemes else _SPLIT.split(text)
+        if self.characters.graphemes:
+            return self._segment_clusters(text)
+        tokens: list[str] = []
+        # split() with a group: runs of other characters at even places, CJK characters at odd
+        for place, piece in enumerate(_SPLIT.split(text)):
+            if place % 2:
+                tokens.append(piece)
+            elif piece and not piece.isspace():
+                tokens.extend(self._words([piece]))
+        return tokens
+
+    def _segment_clusters(self, text: str) -> list[str]:
+        """:meth:`_segment` with grapheme clusters kept whole."""
         tokens: list[str] = []
         run: list[str] = []
-        for piece in pieces:
+        for piece in _CLUSTER.findall(text):
             if piece and is_cjk(piece[0]):
-                tokens.extend(self._split13a(" " + "".join(run) + " ").split())
+                if run:
+                    tokens.extend(self._words(run))
+                    run = []
                 tokens.append(piece)
-                run = []
-            else:
+            elif piece:
                 run.append(piece)
-        tokens.extend(self._split13a(" " + "".join(run) + " ").split())
-        if self.characters.graphemes:
-            # a cluster the 13a rules split (a mark after ASCII punctuation) is one token again
-            # (only the marks move: in "a.\u0301b" the mark joins "." and "b" stays a token)
-            merged: list[str] = []
-            for token in tokens:
-                marks = _MARKS.match(token)
-                if merged and marks:
-                    merged[-1] += marks.group()
-                    token = token[marks.end():]
-                if token:
-                    merged.append(token)
-            tokens = merged
-        return tokens
+        if run:
+            tokens.extend(self._words(run))
+        # a cluster the 13a rules split (a mark after ASCII punctuation) is one token again
+        # (only the marks move: in "a.\u0301b" the mark joins "." and "b" stays a token)
+        merged: list[str] = []
+        for token in tokens:
+            marks = _MARKS.match(token)
+            if merged and marks:
+                merged[-1] += marks.group()
+                token = token[marks.end():]
+            if token:
+                merged.append(token)
+        return merged
+
+    def _words(self, run: list[str]) -> list[str]:
+        """The 13a tokens of a run of non-CJK pieces (a run of spaces has none)."""
+        return self._split13a(" " + "".join(run) + " ").split()
 
     def options_signature(self) -> str:
         # merge:2: only the leading marks of a token move onto the previous one
