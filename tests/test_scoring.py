@@ -168,3 +168,36 @@ def test_progress_names_stages_counts_real_units_and_moves_inside_segmentation(m
         assert [d for d, _ in updates] == sorted(d for d, _ in updates)
 
 
+
+
+def test_a_segment_two_systems_output_alike_is_computed_once_with_the_same_statistics():
+    """Statistics of one segment depend on its hypothesis and references only: a system that
+    outputs the same text as an earlier one for a segment takes that system's row."""
+    from tests.golden_util import DATA
+
+    from metaeval import corpora
+    from metaeval.metrics.ter import TER
+
+    corpus, _ = corpora.read(DATA / "wmt24-esa" / "en-zh")
+    corpus = corpus.subset(systems=corpus.system_names[:3], seg_ids=corpus.seg_ids[:40])
+    first, second, third = corpus.system_names
+    copied = list(corpus.systems[second])
+    for i in range(0, 40, 3):  # every third segment of the second system as the first one's
+        copied[i] = corpus.systems[first][i]
+    corpus.systems[second] = copied
+
+    calls: list[int] = []
+
+    class CountingTER(TER):
+        def segment_stats(self, hyps, prepared):  # noqa: ANN001, ANN201
+            calls.append(len(hyps))
+            return super().segment_stats(hyps, prepared)
+
+    together = score_corpus(corpus, ["char", "jieba"], ["bleu", "chrf", "gtm", "nist", CountingTER()])
+    # char: 40 + 40 - 14 + 40 pairs; jieba reuses char's rows where it splits a pair the same way
+    assert calls[:3] == [40, 26, 40]
+    for cfg in together.configs:
+        for system in corpus.system_names:
+            alone = score_corpus(corpus.subset(systems=[system]), [cfg.segmenter], [cfg.metric]).configs[0]
+            row = cfg.systems.index(system)
+            assert np.array_equal(cfg.stats[row], alone.stats[0]), (cfg.metric, cfg.segmenter, system)
