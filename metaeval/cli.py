@@ -714,6 +714,9 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
 
 
 def _main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
+    from metaeval.paths import forget_written
+
+    forget_written()
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
@@ -729,8 +732,15 @@ def _main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
 
 
 def _interrupted() -> int:
+    from metaeval.paths import written
+
     _cancel_redeliveries()
-    print("metaeval: interrupted; no output was written", file=sys.stderr)
+    done = written()
+    if done:
+        names = ", ".join(str(path) for path in done)
+        print(f"metaeval: interrupted after {names} had been written in full; nothing else was written", file=sys.stderr)
+    else:
+        print("metaeval: interrupted; no output was written", file=sys.stderr)
     return 130
 
 

@@ -173,3 +173,30 @@ def remove_folders(created: list[Path]) -> None:
             folder.rmdir()
         except OSError:
             pass
+
+
+#: Outputs this process has put in place, in order: files, or a whole output folder in
+#: place of its files (:func:`written`, :func:`forget_written`, :func:`replace_written`).
+_WRITTEN: list[Path] = []
+
+
+def written() -> list[Path]:
+    """The outputs put in place since :func:`forget_written` was last called (an interrupted
+    command names them: they are complete, and nothing else was written)."""
+    return list(_WRITTEN)
+
+
+def forget_written(since: int = 0) -> None:
+    """Forget the outputs recorded after the first ``since`` (all of them by default)."""
+    del _WRITTEN[since:]
+
+
+def record_written(output: Path) -> None:
+    """Record an output just put in place."""
+    _WRITTEN.append(output)
+
+
+def replace_written(since: int, output: Path) -> None:
+    """Record ``output`` (a folder) in place of the files recorded after the first ``since``."""
+    forget_written(since)
+    _WRITTEN.append(output)

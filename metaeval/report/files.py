@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterable
 
 from metaeval.errors import UsageError
-from metaeval.paths import file_system_error
-
+from metaeval.paths import file_system_error, record_written
 
 def check_output_file(path: "str | os.PathLike[str]", overwrite: bool = False) -> Path:
     """Validate an output file location before any work: the one check for ``-o``/``--output``.
@@ -104,6 +103,7 @@ def write_stream_atomic(path: "str | os.PathLike[str]", write: Callable[[BinaryI
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    record_written(target)
     _fsync_folder(folder)
     return target
 

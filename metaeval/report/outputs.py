@@ -76,7 +76,8 @@ def write_run_folder(out: Path, study: Any, overwrite: bool = False) -> Path:
     from metaeval.report.results import normalise
 
     check_output_folder(out, RUN_OUTPUTS, overwrite)
-    from metaeval.paths import make_folders, remove_folders
+    from metaeval.paths import forget_written, make_folders, remove_folders, replace_written
+    from metaeval.paths import written as recorded_outputs
 
     files = run_files(study)
     created = make_folders(out)
@@ -89,6 +90,7 @@ def write_run_folder(out: Path, study: Any, overwrite: bool = False) -> Path:
         shutil.rmtree(backup, ignore_errors=True)
         charts.rename(backup)
     written: list[str] = []
+    recorded = len(recorded_outputs())
     try:
         for name, data in files.items():
             _files.write_bytes_atomic(out / name, data, overwrite=overwrite)
@@ -108,9 +110,11 @@ def write_run_folder(out: Path, study: Any, overwrite: bool = False) -> Path:
         if backup is not None:
             backup.rename(charts)
         remove_folders(created)
+        forget_written(recorded)
         raise
     if backup is not None:
         shutil.rmtree(backup, ignore_errors=True)
+    replace_written(recorded, out)
     return out
 
 
