@@ -8,7 +8,7 @@ Every figure of the section is read from ``benchmarks/results.json`` (and the ru
 measurement that stand beside it, so a rate and its ratio cannot disagree. Nothing is measured
 here: the benchmark scripts measure and store (``benchmarks.bench``, ``benchmarks.bench_stats``,
 ``benchmarks.scale``, ``benchmarks.large``, ``benchmarks.segmenters``, ``benchmarks.ter_setup``,
-``benchmarks.pkuseg_tagger``).
+``benchmarks.pkuseg_tagger``, ``benchmarks.chrf_stats``).
 """
 
 from __future__ import annotations
@@ -164,6 +164,15 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
                 f"pkuseg's own tagger in the same process: **{tagger['pkuseg_cpu_seconds'] / tagger['metaeval_cpu_seconds']:.2f}×**, "
                 f"the same tokens for every text, plus {tagger['install_cpu_seconds']:.2f} s once per model load "
                 f"({_load_text(tagger)})."]
+    chrf = results.get("chrf_stats")
+    if chrf:
+        cells = [f"{name} ({d['systems']} × {_n(d['segments'])} segments, {d['references']} "
+                 f"reference{'s' if d['references'] > 1 else ''}): {d['metaeval_cpu_seconds']:.2f} CPU-s against "
+                 f"{d['sacrebleu_cpu_seconds']:.2f}, **{d['sacrebleu_cpu_seconds'] / d['metaeval_cpu_seconds']:.2f}×**"
+                 for name, d in chrf["datasets"].items()]
+        out += ["", "chrF statistics of every system, counted by metaeval against sacrebleu's `CHRF` in the same process "
+                f"(`python -m benchmarks.chrf_stats`, key `chrf_stats`; identical statistics; {_load_text(chrf)}): "
+                + "; ".join(cells) + "."]
     seg = segmenter_rows(results)
     if seg:
         t = results["segmenter_throughput"]

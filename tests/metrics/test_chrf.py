@@ -88,3 +88,27 @@ def test_options_signature_registry():
     for bad in ({"char_order": 0}, {"word_order": -1}, {"beta": "2"}):
         with pytest.raises(ValueError):
             ChrF(**bad)
+
+
+@pytest.mark.skipif(not GOLDEN.is_dir(), reason=f"golden folder {GOLDEN} does not exist")
+def test_statistics_are_sacrebleus_to_the_bit_with_two_references():
+    # chrF counts its character n-grams itself; every [hyp, ref, match] count and the choice of
+    # the best reference per segment must be sacrebleu's own (WMT21 en-zh, two references).
+    refs, systems, _ = load_golden_folder(GOLDEN / "en-zh-chars")
+    metric = get_metric("chrf")
+    sb = CHRF(char_order=6, word_order=0, beta=2, references=[[" ".join(t) for t in ref] for ref in refs])
+    prepared = metric.prepare(refs)
+    for hyps in systems.values():
+        theirs = np.asarray(sb._extract_corpus_statistics([" ".join(t) for t in hyps], None), dtype=float)
+        assert np.array_equal(metric.segment_stats(hyps, prepared), theirs)
+
+
+def test_hand_computed_counts_when_the_reference_is_shorter_than_an_order():
+    # hyp "abc", ref "ab", char_order 3: the reference has no trigram, so sacrebleu counts no
+    # hypothesis trigram either: [3, 2, 2], [2, 1, 1], [0, 0, 0]
+    stats = ChrF(char_order=3).stats([["a", "bc"]], [[["ab"]]])
+    assert stats.tolist() == [[3, 2, 2, 2, 1, 1, 0, 0, 0]]
+    # three references: the one with the highest sentence chrF is taken, neither the first
+    # nor the last ("ab": bigram "ab" matches; "ba": no bigram matches; "xy": nothing does)
+    stats = ChrF(char_order=2).stats([["ab"]], [[["xy"]], [["ab"]], [["ba"]]])
+    assert stats.tolist() == [[2, 2, 2, 1, 1, 1]]
