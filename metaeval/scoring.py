@@ -225,9 +225,8 @@ def _score_chunk(
     """Statistics of the requested ``(metric, system)`` rows of one chunk.
 
     Runs in a worker. ``rows[(m, system)]`` is None for every segment, or the segments to
-    compute (the others are reused from an earlier segmenter); pairs not in ``rows`` are
-    known already. A metric whose rows are all requested prepares its references once for
-    every system of the chunk; one asked for some rows only prepares just those rows'.
+    compute (the others are reused from an earlier segmenter or system); pairs not in ``rows``
+    are known already. A metric prepares its references once for every system of the chunk.
     In this process, ``tick(n)`` reports each (metric, system) done as its ``n`` segment scores.
     """
     out: dict[tuple[int, str], np.ndarray] = {}
@@ -243,9 +242,14 @@ def _score_chunk(
                     shared = metric.prepare(ref_tokens)
                 out[(m, system)] = np.asarray(metric.segment_stats(hyps, shared), dtype=float)
             elif len(wanted):
-                refs = [[ref[i] for i in wanted] for ref in ref_tokens]
-                stats = metric.segment_stats([hyps[i] for i in wanted], metric.prepare(refs))
-                out[(m, system)] = np.asarray(stats, dtype=float)
+                # the other segments' statistics come from elsewhere: they are computed for an
+                # empty hypothesis (next to nothing) against references prepared once
+                if shared is None:
+                    shared = metric.prepare(ref_tokens)
+                keep = np.zeros(len(hyps), dtype=bool)
+                keep[wanted] = True
+                masked = [tokens if kept else [] for tokens, kept in zip(hyps, keep.tolist())]
+                out[(m, system)] = np.asarray(metric.segment_stats(masked, shared), dtype=float)[wanted]
             if tick:
                 tick(len(hyps))
     return out

@@ -190,7 +190,7 @@ def test_a_segment_two_systems_output_alike_is_computed_once_with_the_same_stati
 
     class CountingTER(TER):
         def segment_stats(self, hyps, prepared):  # noqa: ANN001, ANN201
-            calls.append(len(hyps))
+            calls.append(sum(1 for tokens in hyps if tokens))  # the rows taken elsewhere come empty
             return super().segment_stats(hyps, prepared)
 
     together = score_corpus(corpus, ["char", "jieba"], ["bleu", "chrf", "gtm", "nist", CountingTER()])
