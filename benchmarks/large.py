@@ -8,7 +8,9 @@ systems) are pooled (3,076 segments) and put in one order by a permutation seede
 :data:`SEED`; line ``i`` of the corpus is pooled segment ``order[i mod 3076]`` (so each
 segment appears three or four times), its reference that segment's reference, and system
 ``j``'s line ``i`` the output of system ``(i + j) mod k`` of that segment's dataset (``k`` its
-number of systems), so every line of every system is a real translation of its reference.
+number of systems), so every line of every system is a real translation of its reference. A
+line has at most 29 different outputs among its 50 systems, and per-segment statistics are
+computed once per different output (``distinct_line_outputs`` records how many there are).
 Then ``metaeval score CORPUS -s char -s jieba -m bleu -m ter -m chrf -o scores.tsv`` (every
 level: segment, document, system) runs in a fresh process, with its wall time and the peak
 memory of its process tree sampled every 50 ms as the sum of proportional set sizes (PSS, a
@@ -62,7 +64,11 @@ def build(folder: Path, lines: int, systems: int, seed: int = SEED) -> dict[str,
         text = "".join(hs[(i + j) % len(hs)] + "\n" for i, (_, _, hs) in enumerate(clean))
         (folder / "systems" / f"sys{j:02d}.zh").write_text(text, encoding="utf-8")
     unique = len({t for _, r, hs in clean for t in [r, *hs]})
-    return {"lines": lines, "systems": systems, "pooled_segments": len(pool), "distinct_texts_at_most": unique}
+    # the (line, output) pairs that differ: what per-segment statistics are computed for, since
+    # a system with the same output as another on a line takes that system's statistics
+    distinct = sum(len({hs[(i + j) % len(hs)] for j in range(systems)}) for i, (_, _, hs) in enumerate(clean))
+    return {"lines": lines, "systems": systems, "pooled_segments": len(pool), "distinct_texts_at_most": unique,
+            "distinct_line_outputs": distinct}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     update_key(KEY, entry, args.out)
     print(f"load average at start {load_start[0]:.2f}; {sizes['lines']:,} lines x {sizes['systems']} systems, "
           f"char + jieba, bleu + ter + chrf: {measured['seconds']:.1f} s, peak PSS sum "
-          f"{measured['peak_pss_mb']:.0f} MB (RSS sum {measured['peak_rss_mb']:.0f} MB)")
+          f"{measured['peak_pss_mb']:.0f} MB (RSS sum {measured['peak_rss_mb']:.0f} MB); "
+          f"{sizes['distinct_line_outputs']:,} different (line, output) pairs of {sizes['lines'] * sizes['systems']:,}")
     print(f"written: {args.out} [{KEY}]")
     return 0
 

@@ -122,7 +122,10 @@ def targets(results: dict[str, Any], li2011: dict[str, Any] | None) -> list[Targ
     if large:
         what = (f"{large['lines']:,} lines × {large['systems']} systems, {' + '.join(large['segmenters'])}, "
                 f"{' + '.join(large['metrics'])}")
-        rows.append(Target(f"{what}: time", f"{large['seconds']:.1f} s", "≤ 150 s", large["seconds"], 150.0,
+        distinct = large.get("distinct_line_outputs")
+        computed = (f" ({distinct / (large['lines'] * large['systems']):.0%} of the (line, system) outputs differ "
+                    "and are scored)" if distinct else "")
+        rows.append(Target(f"{what}: time", f"{large['seconds']:.1f} s{computed}", "≤ 150 s", large["seconds"], 150.0,
                            load=_load(large), source="large"))
         rows.append(Target(f"{what}: peak memory (sum of PSS)",
                            f"{large['peak_pss_mb'] / GB:.2f} GB PSS ({large['peak_rss_mb'] / GB:.2f} GB summing RSS)",
