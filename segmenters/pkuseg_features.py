@@ -68,7 +68,7 @@ class Tagger:
         self._index: dict[str, int] = extractor.feature_to_idx
         self._unigram: set[str] = extractor.unigram
         self._lengths = tuple(range(config.wordMax, config.wordMin - 1, -1))
-        self._word_feature = bool(config.wordFeature)
+        self._uses_words = bool(config.wordFeature)
         #: Every prefix of every dictionary word, True if it is a word itself: a span that is
         #: not a key begins no word.
         self._prefixes = dict.fromkeys((w[:k] for w in self._unigram for k in range(1, len(w))), False)
@@ -80,10 +80,10 @@ class Tagger:
         if not config.numLetterNorm:
             classes = {}
         self._normalize: Callable[[str], list[str]] = lambda text: [classes.get(c, c) for c in text.translate(table)]
-        self._chars: dict[str, tuple[int, int, int, int, int]] = {}
-        self._pairs: dict[tuple[str, str], tuple[int, int, int]] = {}
-        self._word_features: dict[str, tuple[int, int]] = {}
-        self._word_pairs: dict[tuple[str, str], tuple[int, int]] = {}
+        self._chars: dict[str, tuple[int, ...]] = {}
+        self._pairs: dict[tuple[str, str], tuple[int, ...]] = {}
+        self._word_features: dict[str, tuple[int, ...]] = {}
+        self._word_pairs: dict[tuple[str, str], tuple[int, ...]] = {}
         model = segmenter.model
         self._n_tag = int(model.n_tag)
         self._weights = np.ascontiguousarray(model.w, dtype=np.float64)
@@ -107,40 +107,28 @@ class Tagger:
         return 1 <= config.wordMin <= config.wordMax and not any(
             NO_WORD in f for f in segmenter.feature_extractor.feature_to_idx)
 
-    def _char_features(self, node: str) -> tuple[int, int, int, int, int]:
-        found = self._chars.get(node)
-        if found is None:
-            get = self._index.get
-            found = (get("c." + node, -1), get("c-1." + node, -1), get("c1." + node, -1),
-                     get("c-2." + node, -1), get("c2." + node, -1))
-            if len(self._chars) >= MAX_CACHED:
-                self._chars.clear()
-            self._chars[node] = found
+    def _indices(self, cache: dict, key: Any, names: tuple[str, ...]) -> tuple[int, ...]:
+        """The indices of the features ``names`` (-1 where the model has none), kept in
+        ``cache`` under ``key`` for the next time."""
+        found = tuple(self._index.get(name, -1) for name in names)
+        if len(cache) >= MAX_CACHED:
+            cache.clear()
+        cache[key] = found
         return found
 
-    def _pair_features(self, pair: tuple[str, str]) -> tuple[int, int, int]:
-        found = self._pairs.get(pair)
-        if found is None:
-            get, (a, b) = self._index.get, pair
-            found = (get(f"c-1c.{a}.{b}", -1), get(f"cc1.{a}.{b}", -1), get(f"c-2c-1.{a}.{b}", -1))
-            if len(self._pairs) >= MAX_CACHED:
-                self._pairs.clear()
-            self._pairs[pair] = found
-        return found
+    def _char_features(self, node: str) -> tuple[int, ...]:
+        names = ("c." + node, "c-1." + node, "c1." + node, "c-2." + node, "c2." + node)
+        return self._indices(self._chars, node, names)
 
-    def _word_feature_indices(self, word: str) -> tuple[int, int]:
-        found = (self._index.get("w-1." + word, -1), self._index.get("w1." + word, -1))
-        if len(self._word_features) >= MAX_CACHED:
-            self._word_features.clear()
-        self._word_features[word] = found
-        return found
+    def _pair_features(self, pair: tuple[str, str]) -> tuple[int, ...]:
+        a, b = pair
+        return self._indices(self._pairs, pair, (f"c-1c.{a}.{b}", f"cc1.{a}.{b}", f"c-2c-1.{a}.{b}"))
 
-    def _word_pair_indices(self, pre: str, post: str) -> tuple[int, int]:
-        found = (self._index.get(f"ww.l.{pre}*{post}", -1), self._index.get(f"ww.r.{pre}*{post}", -1))
-        if len(self._word_pairs) >= MAX_CACHED:
-            self._word_pairs.clear()
-        self._word_pairs[(pre, post)] = found
-        return found
+    def _word_feature_indices(self, word: str) -> tuple[int, ...]:
+        return self._indices(self._word_features, word, ("w-1." + word, "w1." + word))
+
+    def _word_pair_indices(self, pre: str, post: str) -> tuple[int, ...]:
+        return self._indices(self._word_pairs, (pre, post), (f"ww.l.{pre}*{post}", f"ww.r.{pre}*{post}"))
 
     def _words(self, nodes: list[str]) -> tuple[list[list[tuple[int, str]]], list[list[tuple[int, str]]]]:
         """``starting[s]`` for ``s`` in 0..n and ``ending[j + 1]`` for ``j`` in -1..n-1: the
@@ -198,7 +186,7 @@ class Tagger:
             table[1:, 3] = pairs[:, 0]
             table[:-1, 5] = pairs[:, 1]
             table[2:, 7] = pairs[:-1, 2]
-        if not self._word_feature:
+        if not self._uses_words:
             return table[:, :CHAR_SLOTS]
         starting, ending = self._words(nodes)
         rows: list[int] = []
