@@ -15,12 +15,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks.bench import DATA, REPO
+from benchmarks.bench import DATA, REPO, best_cpu
 from benchmarks.store import update_key
 
 KEY = "chrf_stats"
@@ -57,13 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             prepared = metric.prepare(refs)
             return {s: metric.segment_stats(h, prepared) for s, h in systems.items()}
 
-        best = {"sacrebleu": float("inf"), "metaeval": float("inf")}
-        found = {}
-        for _ in range(args.repeat):
-            for side, fn in (("sacrebleu", theirs), ("metaeval", ours)):
-                start = time.process_time()
-                found[side] = fn()
-                best[side] = min(best[side], time.process_time() - start)
+        best, found = best_cpu({"sacrebleu": theirs, "metaeval": ours}, args.repeat)
         if any(not np.array_equal(found["sacrebleu"][s], found["metaeval"][s]) for s in systems):
             print(f"{name}: statistics differ from sacrebleu's", file=sys.stderr)
             return 1

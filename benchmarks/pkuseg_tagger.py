@@ -16,8 +16,9 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any, Callable
 
-from benchmarks.bench import DATA, REPO
+from benchmarks.bench import DATA, REPO, best_cpu
 from benchmarks.store import update_key
 
 KEY = "pkuseg_tagger"
@@ -55,21 +56,22 @@ def main(argv: list[str] | None = None) -> int:
         print("pkuseg's model has a **noWord feature: metaeval's tagger does not apply", file=sys.stderr)
         return 1
     tagger = seg._cut
-    best = {"pkuseg": float("inf"), "metaeval": float("inf")}
-    tokens = {}
-    for _ in range(args.repeat):
-        for side in best:
-            if side == "pkuseg":
-                del seg._cut
+
+    def with_tagger(cut: Any) -> Callable[[], list[list[str]]]:
+        """Segment every text with ``cut`` as the instance's tagger (None: pkuseg's own)."""
+        def run() -> list[list[str]]:
+            if cut is None:
+                seg.__dict__.pop("_cut", None)
             else:
-                seg._cut = tagger
-            start = time.process_time()
-            tokens[side] = [seg.cut(t) for t in texts]
-            best[side] = min(best[side], time.process_time() - start)
-        differing = sum(a != b for a, b in zip(tokens["pkuseg"], tokens["metaeval"]))
-        if differing:
-            print(f"{differing} of {len(texts)} texts segmented differently", file=sys.stderr)
-            return 1
+                seg._cut = cut
+            return [seg.cut(t) for t in texts]
+        return run
+
+    best, tokens = best_cpu({"pkuseg": with_tagger(None), "metaeval": with_tagger(tagger)}, args.repeat)
+    differing = sum(a != b for a, b in zip(tokens["pkuseg"], tokens["metaeval"]))
+    if differing:
+        print(f"{differing} of {len(texts)} texts segmented differently", file=sys.stderr)
+        return 1
     entry = {
         "datasets": datasets,
         "texts": len(texts),
