@@ -200,18 +200,14 @@ class Tagger:
             here, start = ending[i + 1], starting[i]
             if not (here or start):
                 continue
-            for k, word in here:
-                idx = (known_word(word) or word_features(word))[0]
-                if idx >= 0:
-                    rows.append(i)
-                    cols.append(CHAR_SLOTS + k)
-                    values.append(idx)
-            for k, word in start:
-                idx = (known_word(word) or word_features(word))[1]
-                if idx >= 0:
-                    rows.append(i)
-                    cols.append(CHAR_SLOTS + m + k)
-                    values.append(idx)
+            # w-1 (words ending here), then w1 (words starting here)
+            for words, side, base in ((here, 0, CHAR_SLOTS), (start, 1, CHAR_SLOTS + m)):
+                for k, word in words:
+                    idx = (known_word(word) or word_features(word))[side]
+                    if idx >= 0:
+                        rows.append(i)
+                        cols.append(base + k)
+                        values.append(idx)
             before, after = ending[i], starting[i + 1]
             for pres, posts, side, base in ((before, start, 0, word_l), (here, after, 1, word_r)):
                 if pres and posts:
