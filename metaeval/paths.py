@@ -199,4 +199,4 @@ def record_written(output: Path) -> None:
 def replace_written(since: int, output: Path) -> None:
     """Record ``output`` (a folder) in place of the files recorded after the first ``since``."""
     forget_written(since)
-    _WRITTEN.append(output)
+    record_written(output)

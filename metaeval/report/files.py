@@ -18,6 +18,7 @@ from typing import BinaryIO, Callable, Iterable
 from metaeval.errors import UsageError
 from metaeval.paths import file_system_error, record_written
 
+
 def check_output_file(path: "str | os.PathLike[str]", overwrite: bool = False) -> Path:
     """Validate an output file location before any work: the one check for ``-o``/``--output``.
 
