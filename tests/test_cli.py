@@ -186,7 +186,7 @@ def test_cache_dir_keeps_segmentations_and_changes_no_number(tmp_path, capsys):
     _, plain, _ = run_cli(capsys, *args)
     cache = tmp_path / "cache"
     _, first, _ = run_cli(capsys, *args, "--cache-dir", str(cache))
-    assert len(list(cache.glob("seg-*.json"))) == 1 and list((cache / "stats").rglob("*.npz"))
+    assert len(list(cache.glob("seg-*.jsonl"))) == 1 and list((cache / "stats").rglob("*.npz"))
     import metaeval.segmenting as segmenting
 
     segmented = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -329,14 +330,17 @@ def test_tampered_cache_entry_is_detected_and_recomputed(corpus, tmp_path):
     cache = tmp_path / "cache"
     first = metaeval("score", corpus, "-q", "-l", "sys", "--cache-dir", cache)
     assert first.code == 0, first.err
-    [entry] = list(cache.glob("seg-*.json"))
-    data = json.loads(entry.read_text(encoding="utf-8"))
+    [entry] = list(cache.glob("seg-*.jsonl"))
+    [line] = entry.read_text(encoding="utf-8").splitlines()
+    data = json.loads(line)
     text = next(t for t in data["tokens"] if "猫" in t)
-    data["tokens"][text] = ["狗"] * len(data["tokens"][text])  # edited, digest left as it was
-    entry.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    edited = " ".join(["狗"] * len(data["tokens"][text].split()))
+    data["tokens"][text] = edited  # edited, digest left as it was
+    entry.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
+    shutil.rmtree(cache / "stats")  # so that the run segments again rather than reading its statistics
     again = metaeval("score", corpus, "-q", "-l", "sys", "--cache-dir", cache)
     assert again.code == 0 and again.out == first.out  # the edit was not trusted
-    assert "狗狗" not in entry.read_text(encoding="utf-8") or data["tokens"][text] != ["狗"] * len(text)
+    assert f'"{edited}"' not in entry.read_text(encoding="utf-8")  # and the file was written again without it
 
 
 def test_cache_entry_that_is_a_fifo_is_an_error(corpus, tmp_path):

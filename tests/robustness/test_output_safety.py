@@ -167,7 +167,7 @@ CACHE_WORKER = textwrap.dedent(
 
 def test_two_processes_share_a_cache_folder(tmp_path):
     """Two processes writing one cache folder at once: every answer is right, the file on
-    disk stays valid JSON whose every entry is right, and no temporary file is left."""
+    disk holds whole blocks whose every entry is right, and no temporary file is left."""
     folder = tmp_path / "cache"
     procs = [
         subprocess.Popen([sys.executable, "-c", CACHE_WORKER, str(folder), str(w)], stdout=subprocess.PIPE,
@@ -179,13 +179,16 @@ def test_two_processes_share_a_cache_folder(tmp_path):
         assert proc.returncode == 0, stderr
         assert json.loads(stdout) == {"wrong": 0}
     files = leftovers(folder)
-    assert len(files) == 1 and files[0].startswith("seg-") and files[0].endswith(".json"), files
+    assert len(files) == 1 and files[0].startswith("seg-") and files[0].endswith(".jsonl"), files
     from metaeval import segmenters
+    from metaeval.segmenters import SegmentationCache
 
-    data = json.loads((folder / files[0]).read_text(encoding="utf-8"))
     char = segmenters.get("char")
-    assert data["signature"] == char.signature()
-    assert data["tokens"] and all(tokens == char(text) for text, tokens in data["tokens"].items())
+    blocks = [json.loads(line) for line in (folder / files[0]).read_text(encoding="utf-8").splitlines() if line]
+    assert blocks and all(block["signature"] == char.signature() for block in blocks)
+    texts = [text for block in blocks for text in block["tokens"]]
+    cache = SegmentationCache(folder)
+    assert cache.lookup(char, texts) == {text: tuple(char(text)) for text in texts} and cache.rejected == []
 
 
 def test_same_inputs_give_identical_bytes(cli, real_corpus, tmp_path):
