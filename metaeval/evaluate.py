@@ -630,9 +630,9 @@ def _items_task(
     return out
 
 
-def _config_key(config: ConfigScores, judged: str, kind_list: list[str], settings: Settings) -> str:
-    """What a configuration's items depend on: its scores and statistics (by SHA-256), the
-    judgments, the kinds and every setting."""
+def _config_digest(config: ConfigScores) -> str:
+    """SHA-256 of what a configuration's items depend on from its side: name, systems,
+    segments, direction, and its scores and statistics."""
     import hashlib
 
     h = hashlib.sha256()
@@ -640,7 +640,44 @@ def _config_key(config: ConfigScores, judged: str, kind_list: list[str], setting
         h.update(part.encode("utf-8", "surrogatepass") + b"\x1e")
     for array in (config.seg_scores, config.sys_scores, config.stats):
         h.update(b"-" if array is None else np.ascontiguousarray(array, dtype=float).tobytes())
-    return f"items|{h.hexdigest()}|{judged}|{','.join(kind_list)}|{settings!r}"
+    return h.hexdigest()
+
+
+def _config_key(config: ConfigScores, judged: str, kind_list: list[str], settings: Settings) -> str:
+    """What a configuration's items depend on: its scores and statistics (by SHA-256), the
+    judgments, the kinds and every setting."""
+    return f"items|{_config_digest(config)}|{judged}|{','.join(kind_list)}|{settings!r}"
+
+
+#: Settings that choose which items are computed; the others (and the data) fix their values.
+_CHOOSING = ("statistics", "groupings", "levels")
+
+
+def _index_key(config: ConfigScores, judged: str, settings: Settings) -> str:
+    """The key of the list of item entries computed for one configuration and judgments under
+    settings that differ at most in which statistics, groupings and levels they ask for."""
+    fixing = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings) if f.name not in _CHOOSING}
+    return f"items-index|{_config_digest(config)}|{judged}|{fixing!r}"
+
+
+def _item_specs(settings: Settings) -> list[tuple[str, str, str]]:
+    """``(level, statistic, grouping)`` of every item a configuration may have for one judgment
+    kind, in the order :func:`_seg_items` and :func:`_sys_items` produce them (grouping ``""``
+    where the settings choose none: pairwise statistics and system level)."""
+    specs = []
+    for statistic in settings.wanted("seg"):
+        if statistic in PAIRWISE:
+            specs.append(("seg", statistic, ""))
+        else:
+            specs += [("seg", statistic, grouping) for grouping in settings.groupings_of(statistic)]
+    return specs + [("sys", statistic, "") for statistic in settings.wanted("sys")]
+
+
+def _spec_of(item: _Item) -> tuple[str, str, str]:
+    """The entry of :func:`_item_specs` that ``item`` answers."""
+    if item.level == "sys" or item.statistic in PAIRWISE:
+        return (item.level, item.statistic, "")
+    return (item.level, item.statistic, item.grouping)
 
 
 def _judgments_digest(judgments: Judgments) -> str:
@@ -689,18 +726,53 @@ def _load_items(store, key: str, config: ConfigScores) -> list[tuple[_Item, list
     return out
 
 
+def _index_items(store, index_key: str, key: str, kind_list: list[str], settings: Settings) -> None:  # noqa: ANN001
+    """Record in the configuration's index that the entry ``key`` holds the items of
+    ``kind_list`` x :func:`_item_specs` (a concurrent writer may win; a lost line costs a recomputation)."""
+    entry = store.get("items-index", index_key)
+    listed = list(entry["meta"]["entries"]) if entry is not None else []
+    line = {"key": key, "kinds": list(kind_list), "specs": [list(spec) for spec in _item_specs(settings)]}
+    if line not in listed:
+        store.put("items-index", index_key, {}, {"entries": listed + [line]})
+
+
+def _covering_items(store, index_key: str, config: ConfigScores, kind_list: list[str], settings: Settings):  # noqa: ANN001, ANN202
+    """The items ``settings`` ask for, taken from an entry computed for the same configuration,
+    judgments and fixing settings that asked for at least those kinds and items (None if none
+    did). An item's value and resamples depend on the data, the seeds and the fixing settings,
+    not on which other items were computed beside it."""
+    index = store.get("items-index", index_key)
+    if index is None:
+        return None
+    specs = _item_specs(settings)
+    for line in index["meta"]["entries"]:
+        if not (set(kind_list) <= set(line["kinds"]) and set(specs) <= {tuple(spec) for spec in line["specs"]}):
+            continue
+        stored = _load_items(store, line["key"], config)
+        if stored is None:
+            continue
+        by_spec = {(item.kind, _spec_of(item)): (item, dropped) for item, dropped in stored}
+        return [by_spec[(kind, spec)] for kind in kind_list for spec in specs if (kind, spec) in by_spec]
+    return None
+
+
 def _items_stored(configs, judgments, kind_list, settings, store, progress, executor=None):  # noqa: ANN001, ANN202
     """:func:`_items` with each configuration's items kept in ``store`` by content hash:
-    configurations seen before are read back, the others computed (together) and stored."""
+    configurations seen before are read back (from an entry of these settings, or of settings
+    that asked for more, see :func:`_covering_items`), the others computed (together) and stored."""
     judged = _judgments_digest(judgments)
     keys = [_config_key(c, judged, kind_list, settings) for c in configs]
+    index_keys = [_index_key(c, judged, settings) for c in configs]
     found = {i: _load_items(store, key, c) for i, (c, key) in enumerate(zip(configs, keys))}
+    for i in [i for i, items in found.items() if items is None]:
+        found[i] = _covering_items(store, index_keys[i], configs[i], kind_list, settings)
     todo = [i for i, items in found.items() if items is None]
     if todo:
         computed = _items([configs[i] for i in todo], judgments, kind_list, settings, progress, executor=executor)
         for i in todo:
             found[i] = [(item, dropped) for item, dropped in computed if item.config is configs[i]]
             _save_items(store, keys[i], found[i])
+            _index_items(store, index_keys[i], keys[i], kind_list, settings)
     return [pair for i in range(len(configs)) for pair in found[i]]
 
 

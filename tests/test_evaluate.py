@@ -178,6 +178,26 @@ def test_compare_and_clusters() -> None:
     assert table.set_index("metric")["rank"].to_dict() == {"good": 1, "twin": 1, "bad": 3}
 
 
+def test_compare_reads_the_items_an_evaluation_stored_for_more_statistics(tmp_path, monkeypatch) -> None:
+    import metaeval.evaluate as evaluate_module
+
+    judg, good, bad, _ = random_setup()
+    plain = [compare([bad, good], judg, "da", s, level, n_bootstrap=200) for s, level in (("pearson", "seg"), ("spearman", "sys"))]
+    evaluate([good, bad], judg, n_bootstrap=200, store=tmp_path)  # the default statistics
+    calls: list[int] = []
+    items_on = evaluate_module._items_on
+    monkeypatch.setattr(evaluate_module, "_items_on", lambda *a, **k: calls.append(1) or items_on(*a, **k))
+    for (statistic, level), before in zip((("pearson", "seg"), ("spearman", "sys")), plain):
+        stored = compare([bad, good], judg, "da", statistic, level, n_bootstrap=200, store=tmp_path)
+        pd.testing.assert_frame_equal(stored, before, check_exact=True)  # the same numbers, bit for bit
+    assert calls == []  # read from the evaluation's entries
+    compare([bad, good], judg, "da", "kendall_c", "sys", n_bootstrap=200, store=tmp_path)
+    assert calls  # not among the default statistics: computed
+    calls.clear()
+    compare([bad, good], judg, "da", "pearson", n_bootstrap=200, seed=2, store=tmp_path)
+    assert calls  # another seed: other resamples
+
+
 def test_system_level_permutation_compare() -> None:
     judg, good, bad, human = random_setup()
     pairs = compare([bad, good], judg, "da", "pearson", "sys", method="permutation", n_bootstrap=50)

@@ -228,11 +228,12 @@ def test_a_rerun_with_one_more_metric_computes_only_that_metric(tmp_path, data):
     chrf = get_metric("chrf").signature()
     new_stats = [name for name in new if name.startswith("stats/")]
     new_items = [name for name in new if name.startswith("items/")]
-    assert sorted(new) == sorted(new_stats + new_items)  # no segmentation was added
+    new_index = [name for name in new if name.startswith("items-index/")]
+    assert sorted(new) == sorted(new_stats + new_items + new_index)  # no segmentation was added
     # chrF x (2 + 2 + 3 segmenters) x 4 systems, and one entry of correlations per new configuration
     assert len(new_stats) == (2 + 2 + 3) * len(SYSTEMS)
     assert all(entry_key(store / name).split("\n")[0] == chrf for name in new_stats)
-    assert len(new_items) == 2 + 2 + 3
+    assert len(new_items) == len(new_index) == 2 + 2 + 3
     # the BLEU rows are the same numbers as before (rank and cluster now rank two metrics)
     import pandas as pd
 
