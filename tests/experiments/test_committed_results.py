@@ -230,6 +230,10 @@ def test_runtimes_in_the_readme_are_the_recorded_ones(study):
     assert f"# {minutes} minutes on {runtime['cpus']} " in line and "(runtime.json)" in line
     if "warm_seconds" in runtime:  # a second run, reading what the first one stored
         assert f", {round(runtime['warm_seconds'])} s on a second run " in line
+    if study == "li2011":  # the CPU time of both runs, in the paragraph after the command
+        text = " ".join(README.split())
+        assert f"used {runtime['cpu_seconds']:.1f} CPU seconds (`cpu_seconds`" in text
+        assert f"used {runtime['warm_cpu_seconds']:.1f} CPU seconds (`warm_cpu_seconds`)" in text
 
 
 @pytest.mark.parametrize("quote", ["BLEU 0.97 against 0.89–0.91 on NIST'08", "the paper reports 17–18"])
