@@ -294,9 +294,24 @@ def _block_tallies(x: np.ndarray, y: np.ndarray, eps: float) -> np.ndarray:
     return out
 
 
+#: Integers up to this magnitude are exact in float32, and so is every sum of them below it.
+_FLOAT32_EXACT = 2**24
+
+
+def _product(weights: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """``weights @ matrix`` in float64. When both hold integers and no partial sum can reach
+    2**24 (resampling counts times pair counts: the rows of ``weights`` sum to the number of
+    blocks), the product is formed in float32, where it is then exact, as in float64, whatever
+    the order of summation: the same numbers, about twice as fast."""
+    bound = float(np.abs(weights).sum(axis=1).max(initial=0.0)) * float(np.abs(matrix).max(initial=0.0))
+    if bound < _FLOAT32_EXACT and np.array_equal(weights, np.round(weights)) and np.array_equal(matrix, np.round(matrix)):
+        return (weights.astype(np.float32) @ matrix.astype(np.float32)).astype(np.float64)
+    return weights @ matrix
+
+
 def _quadratic(weights: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     """``w' M w / 2`` for every row ``w`` of ``weights``: unordered pairs of a resample."""
-    return np.einsum("sa,sa->s", weights @ matrix, weights) / 2.0
+    return np.einsum("sa,sa->s", _product(weights, matrix), weights) / 2.0
 
 
 def _resampled_classes(v: np.ndarray, weights: np.ndarray) -> np.ndarray:

@@ -199,6 +199,25 @@ def test_resampled_pooled_statistic_equals_the_statistic_of_the_resampled_data()
         assert r.samples[0] == pytest.approx(subset.value, abs=1e-12), statistic
 
 
+@pytest.mark.parametrize("scale", [1, 3, 100_000])
+def test_resampled_pair_counts_are_the_float64_products_bit_for_bit(scale: int) -> None:
+    from metaeval.tiestats import _product
+
+    rng = np.random.default_rng(scale)
+    n = 300
+    weights = resample_weights(rng.integers(0, n, size=(50, n)), n)
+    low = -scale if scale < 100_000 else scale // 2  # C - D block counts; at the largest scale all large
+    matrix = rng.integers(low, scale + 1, size=(n, n)).astype(float)
+    exact = weights @ matrix
+    got = _product(weights, matrix)
+    assert got.dtype == np.float64 and np.array_equal(got, exact)
+    in_float32 = (weights.astype(np.float32) @ matrix.astype(np.float32)).astype(np.float64)
+    # sums past 2**24 round in float32: there the product must not be formed in float32
+    assert np.array_equal(in_float32, exact) == (scale < 100_000)
+    fractions = weights + 0.1  # not counts: never the float32 path (where 0.1 would round)
+    assert np.array_equal(_product(fractions, matrix), fractions @ matrix)
+
+
 def test_williams_matches_its_formula_on_a_textbook_case() -> None:
     # r12=.5, r13=.3, r23=.4, n=100 worked by hand: K = 1-.25-.09-.16+2*.5*.3*.4 = .62
     k = 0.62
