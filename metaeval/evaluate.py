@@ -643,21 +643,21 @@ def _config_digest(config: ConfigScores) -> str:
     return h.hexdigest()
 
 
-def _config_key(config: ConfigScores, judged: str, kind_list: list[str], settings: Settings) -> str:
-    """What a configuration's items depend on: its scores and statistics (by SHA-256), the
-    judgments, the kinds and every setting."""
-    return f"items|{_config_digest(config)}|{judged}|{','.join(kind_list)}|{settings!r}"
+def _config_key(digest: str, judged: str, kind_list: list[str], settings: Settings) -> str:
+    """What a configuration's items depend on: its scores and statistics (``digest``, from
+    :func:`_config_digest`), the judgments, the kinds and every setting."""
+    return f"items|{digest}|{judged}|{','.join(kind_list)}|{settings!r}"
 
 
 #: Settings that choose which items are computed; the others (and the data) fix their values.
 _CHOOSING = ("statistics", "groupings", "levels")
 
 
-def _index_key(config: ConfigScores, judged: str, settings: Settings) -> str:
-    """The key of the list of item entries computed for one configuration and judgments under
-    settings that differ at most in which statistics, groupings and levels they ask for."""
+def _index_key(digest: str, judged: str, settings: Settings) -> str:
+    """The key of the list of item entries computed for one configuration (``digest``) and
+    judgments under settings that differ at most in which statistics, groupings and levels they ask for."""
     fixing = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings) if f.name not in _CHOOSING}
-    return f"items-index|{_config_digest(config)}|{judged}|{fixing!r}"
+    return f"items-index|{digest}|{judged}|{fixing!r}"
 
 
 def _item_specs(settings: Settings) -> list[tuple[str, str, str]]:
@@ -761,8 +761,9 @@ def _items_stored(configs, judgments, kind_list, settings, store, progress, exec
     configurations seen before are read back (from an entry of these settings, or of settings
     that asked for more, see :func:`_covering_items`), the others computed (together) and stored."""
     judged = _judgments_digest(judgments)
-    keys = [_config_key(c, judged, kind_list, settings) for c in configs]
-    index_keys = [_index_key(c, judged, settings) for c in configs]
+    digests = [_config_digest(c) for c in configs]
+    keys = [_config_key(d, judged, kind_list, settings) for d in digests]
+    index_keys = [_index_key(d, judged, settings) for d in digests]
     found = {i: _load_items(store, key, c) for i, (c, key) in enumerate(zip(configs, keys))}
     for i in [i for i, items in found.items() if items is None]:
         found[i] = _covering_items(store, index_keys[i], configs[i], kind_list, settings)
