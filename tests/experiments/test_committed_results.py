@@ -232,7 +232,7 @@ def test_runtimes_in_the_readme_are_the_recorded_ones(study):
         assert f", {round(runtime['warm_seconds'])} s on a second run " in line
     if study == "li2011":  # the CPU time of both runs, in the paragraph after the command
         text = " ".join(README.split())
-        assert f"used {runtime['cpu_seconds']:.1f} CPU seconds (`cpu_seconds`" in text
+        assert f"used {runtime['cpu_seconds']:.1f} CPU seconds (`cpu_seconds`; load average {runtime['load_average_at_start']:.1f} at its start)" in text
         assert f"used {runtime['warm_cpu_seconds']:.1f} CPU seconds (`warm_cpu_seconds`)" in text
 
 
