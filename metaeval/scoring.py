@@ -342,18 +342,41 @@ class _StatsStore:
 
         self.store = store
         self.refs = references_digest(corpus)
+        refs_list = corpus.refs_list()
+        #: With several references: the digest each would have as the only reference of a corpus.
+        self.each_ref = [text_digest(["\x1e"] + list(ref)) for ref in refs_list] if len(refs_list) > 1 else []
         self.hyps = {name: text_digest(hyps) for name, hyps in corpus.systems.items()}
 
-    def key(self, seg_signature: str, metric_signature: str, system: str) -> str:
-        return f"{metric_signature}\n{seg_signature}\nrefs:{self.refs}\nhyps:{self.hyps[system]}"
+    def key(self, seg_signature: str, metric_signature: str, system: str, refs: str | None = None) -> str:
+        return f"{metric_signature}\n{seg_signature}\nrefs:{refs or self.refs}\nhyps:{self.hyps[system]}"
 
-    def get(self, seg_signature: str, metric_signature: str, system: str, n_seg: int) -> np.ndarray | None:
+    def get(self, seg_signature: str, metric_signature: str, system: str, n_seg: int, refs: str | None = None) -> np.ndarray | None:
         if self.store is None:
             return None
-        entry = self.store.get("stats", self.key(seg_signature, metric_signature, system))
+        entry = self.store.get("stats", self.key(seg_signature, metric_signature, system, refs))
         if entry is None or entry["stats"].ndim != 2 or entry["stats"].shape[0] != n_seg:
             return None
         return entry["stats"]
+
+    def combined(self, seg_signature: str, metric: Metric, metric_signature: str, system: str, n_seg: int) -> np.ndarray | None:
+        """Statistics against all references, from those a run on each reference alone stored
+        (:meth:`~metaeval.metrics.base.Metric.combine_references`), kept under this corpus's key;
+        None if the metric cannot combine them or one reference's are not stored."""
+        combine = getattr(metric, "combine_references", None)  # a plug-in metric may lack it
+        if self.store is None or not self.each_ref or combine is None:
+            return None
+        per_reference = []
+        for digest in self.each_ref:
+            stats = self.get(seg_signature, metric_signature, system, n_seg, refs=digest)
+            if stats is None:
+                return None
+            per_reference.append(stats)
+        combined = combine(per_reference)
+        if combined is None or np.shape(combined) != per_reference[0].shape:
+            return None
+        combined = np.asarray(combined, dtype=np.float64)
+        self.put(seg_signature, metric_signature, system, combined)
+        return combined
 
     def put(self, seg_signature: str, metric_signature: str, system: str, stats: np.ndarray) -> None:
         if self.store is not None:
@@ -447,6 +470,8 @@ def score_corpus(
         for m in range(len(choices)):
             for system in systems:
                 found = stored.get(seg_sigs[k], metric_sigs[m], system, corpus.n_segments)
+                if found is None:
+                    found = stored.combined(seg_sigs[k], choices[m].metric, metric_sigs[m], system, corpus.n_segments)
                 if found is not None:
                     results[(k, m, system)] = found
         missing = [(m, s) for m in range(len(choices)) for s in systems if (k, m, s) not in results]

@@ -54,6 +54,16 @@ class Metric(ABC):
         """
         return None
 
+    def combine_references(self, per_reference: Sequence[np.ndarray]) -> np.ndarray | None:
+        """Statistics against several references from the statistics against each alone
+        (``[n_segments, n_stats]`` each, in reference order), or None when they are not a
+        function of those (default). A run keeps each reference's statistics, so a later run on
+        several references reads them instead of scoring again (TER: the fewest edits and the
+        mean reference length; METEOR, chrF: the first reference with the best sentence score).
+        BLEU and NIST clip each n-gram by its largest count over the references and GTM
+        matches against the references joined: theirs are not such a function."""
+        return None
+
     def max_tokens(self) -> int | None:
         """Longest segment, in tokens on either side, the metric scores (None: no limit).
 

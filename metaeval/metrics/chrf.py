@@ -122,9 +122,19 @@ class ChrF(Metric):
             per_ref.append(np.stack([counted, ref_totals, matches], axis=-1).reshape(len(hyps), 3 * self.order).astype(np.float64))
         if len(per_ref) == 1:
             return per_ref[0]
-        # the first reference with the highest sentence chrF (sacrebleu: f > best, from -1)
-        best = np.argmax(np.stack([self._percent(stats) for stats in per_ref]), axis=0)
-        return np.stack(per_ref)[best, np.arange(len(hyps))]
+        return self._best_reference(per_ref)
+
+    def combine_references(self, per_reference: Sequence[np.ndarray]) -> np.ndarray | None:
+        """chrF: :meth:`_best_reference`. chrF++ (word n-grams) is scored by sacrebleu itself,
+        against the references together: None."""
+        return None if self.word_order else self._best_reference(per_reference)
+
+    def _best_reference(self, per_reference: Sequence[np.ndarray]) -> np.ndarray:
+        """The statistics of the first reference with the highest sentence chrF (sacrebleu:
+        f > best, from -1)."""
+        stacked = np.stack([np.asarray(stats, dtype=np.float64) for stats in per_reference])
+        best = np.argmax(np.stack([self._percent(stats) for stats in stacked]), axis=0)
+        return stacked[best, np.arange(stacked.shape[1])]
 
     def score(self, stats: np.ndarray) -> np.ndarray:
         """sacrebleu's ``CHRF._compute_f_score`` / 100, vectorised over leading axes."""

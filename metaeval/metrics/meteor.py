@@ -385,9 +385,14 @@ class METEOR(Metric):
             per_ref[r, :, 5] = aligned[:, 2]
             per_ref[r, :, 6] = aligned[:, 3]
             per_ref[r, :, 7] = chunks
-        # The first reference with the best score, as METEOR keeps it (strictly greater replaces).
-        best = np.argmax(self.score(per_ref), axis=0)
-        return per_ref[best, np.arange(len(hyps))]
+        return self.combine_references(list(per_ref))
+
+    def combine_references(self, per_reference: Sequence[np.ndarray]) -> np.ndarray:
+        """The statistics of the first reference with the best score, as METEOR keeps it
+        (strictly greater replaces)."""
+        stacked = np.stack([np.asarray(stats, dtype=np.float64) for stats in per_reference])
+        best = np.argmax(self.score(stacked), axis=0)
+        return stacked[best, np.arange(stacked.shape[1])]
 
     def score(self, stats: np.ndarray) -> np.ndarray:
         return meteor_score(stats, *PARAMETERS[self.params])

@@ -206,6 +206,15 @@ class TER(Metric):
 
         return tercom.best_edits_flat(*self.kernel_pairs(hyps, prepared, hyp_lengths), len(prepared.counts))
 
+    def combine_references(self, per_reference: Sequence[np.ndarray]) -> np.ndarray:
+        """tercom over several references: the fewest edits, and the mean reference length
+        (as :func:`~metaeval.metrics.tercom.best_edits_flat` forms them)."""
+        stacked = np.stack([np.asarray(stats, dtype=np.float64) for stats in per_reference])
+        out = np.empty(stacked.shape[1:], dtype=np.float64)
+        out[:, 0] = stacked[:, :, 0].min(axis=0)
+        out[:, 1] = stacked[:, :, 1].mean(axis=0)
+        return out
+
     def score(self, stats: np.ndarray) -> np.ndarray:
         """``edits / ref_len`` (1 if ``ref_len`` is 0 with edits, 0 with none); ``1 -`` that if inverted."""
         stats = np.asarray(stats, dtype=np.float64)
