@@ -286,6 +286,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (results do not depend on it)")
     parser.add_argument("--cache-dir", type=Path, default=None, help="keep computed pieces here (default: OUT/store)")
     args = parser.parse_args(argv)
+    unknown = [name for name in args.only or () if name not in {ds.name for ds in DATASETS}]
+    if unknown:
+        parser.error(f"--only: unknown dataset {unknown[0]!r}; known: {', '.join(ds.name for ds in DATASETS)}")
     spec = study_spec(args.data, args.bootstrap, args.only)
     store = args.cache_dir if args.cache_dir is not None else args.out / STORE
     clock = Clock(store)

@@ -218,3 +218,12 @@ def test_runtime_keeps_the_cold_run_beside_the_warm_one(tmp_path):
     assert json.loads(path.read_text()) == {"seconds": 5.0, "datasets": ["a"], "jobs": 2, "warm_seconds": 5.0}
     runtime.write_runtime(path, 50.0, True, record)  # a new cold run drops the old warm one
     assert json.loads(path.read_text()) == {"seconds": 50.0, "datasets": ["a", "b"], "jobs": 2}
+
+
+def test_an_unknown_dataset_name_is_a_usage_error_naming_the_known_ones(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        li.main(["--only", "wmt21/en-zh refs A+B", "--out", str(tmp_path / "out")])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--only: unknown dataset 'wmt21/en-zh refs A+B'; known: wmt24-esa/en-zh," in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()  # refused before any work
