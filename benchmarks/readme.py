@@ -134,7 +134,9 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
         "stand beside it, taken in one command on the same data on a 2-core machine, with the load average",
         "at the start of that measurement. Memory is the peak, sampled every 50 ms, of the sum over the",
         "process tree of proportional set sizes (PSS: a page shared by k processes counts 1/k); the sum of",
-        "resident sizes (RSS, shared pages counted in every process) is given beside it.",
+        "resident sizes (RSS, shared pages counted in every process) is given beside it. On the virtual",
+        "machine these were taken on, the CPU time of unchanged work varied from hour to hour: times",
+        "taken at different hours compare only roughly, which is why each ratio is taken within one command.",
         "",
         markdown(targets(results, li2011)),
     ]
