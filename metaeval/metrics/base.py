@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
@@ -102,6 +102,16 @@ class Metric(ABC):
 
     def corpus_score(self, hyps: Sequence[Tokens], refs: Refs) -> float:
         return float(self.score(self.stats(hyps, refs).sum(0)))
+
+
+def first_best_reference(per_reference: Sequence[np.ndarray], scores: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """Per segment, the statistics of the first reference with the highest score: ``per_reference``
+    holds ``[n_segments, n_stats]`` statistics per reference, ``scores`` maps their stack
+    ``[n_refs, n_segments, n_stats]`` to ``[n_refs, n_segments]`` (equal maxima keep the first,
+    as METEOR and sacrebleu's chrF replace only on a strictly greater score)."""
+    stacked = np.stack([np.asarray(stats, dtype=np.float64) for stats in per_reference])
+    best = np.argmax(scores(stacked), axis=0)
+    return stacked[best, np.arange(stacked.shape[1])]
 
 
 def _check_lengths(hyps: Sequence[Tokens], refs: Refs) -> None:

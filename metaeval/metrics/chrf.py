@@ -26,7 +26,7 @@ import numpy as np
 
 import metaeval
 from metaeval.errors import MissingDependencyError
-from metaeval.metrics.base import Metric, Refs, Tokens
+from metaeval.metrics.base import Metric, Refs, Tokens, first_best_reference
 from metaeval.metrics.ngrams import clipped_matches, index_references, ngram_totals
 
 
@@ -132,9 +132,7 @@ class ChrF(Metric):
     def _best_reference(self, per_reference: Sequence[np.ndarray]) -> np.ndarray:
         """The statistics of the first reference with the highest sentence chrF (sacrebleu:
         f > best, from -1)."""
-        stacked = np.stack([np.asarray(stats, dtype=np.float64) for stats in per_reference])
-        best = np.argmax(np.stack([self._percent(stats) for stats in stacked]), axis=0)
-        return stacked[best, np.arange(stacked.shape[1])]
+        return first_best_reference(per_reference, lambda stacked: np.stack([self._percent(stats) for stats in stacked]))
 
     def score(self, stats: np.ndarray) -> np.ndarray:
         """sacrebleu's ``CHRF._compute_f_score`` / 100, vectorised over leading axes."""

@@ -42,7 +42,7 @@ from numba import njit
 
 import metaeval
 from metaeval.errors import UsageError
-from metaeval.metrics.base import Metric, Refs, Tokens
+from metaeval.metrics.base import Metric, Refs, Tokens, first_best_reference
 
 #: ``params`` name -> (alpha, beta, gamma, delta), METEOR 1.5's task parameters.
 PARAMETERS: dict[str, tuple[float, float, float, float]] = {
@@ -390,9 +390,7 @@ class METEOR(Metric):
     def combine_references(self, per_reference: Sequence[np.ndarray]) -> np.ndarray:
         """The statistics of the first reference with the best score, as METEOR keeps it
         (strictly greater replaces)."""
-        stacked = np.stack([np.asarray(stats, dtype=np.float64) for stats in per_reference])
-        best = np.argmax(self.score(stacked), axis=0)
-        return stacked[best, np.arange(stacked.shape[1])]
+        return first_best_reference(per_reference, self.score)
 
     def score(self, stats: np.ndarray) -> np.ndarray:
         return meteor_score(stats, *PARAMETERS[self.params])
