@@ -58,6 +58,7 @@ class ChrF(Metric):
 
     name: ClassVar[str] = "chrf"
     higher_is_better: ClassVar[bool] = True
+    compiled_kernels: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         for field, low in (("char_order", 1), ("word_order", 0), ("beta", 0)):

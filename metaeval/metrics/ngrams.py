@@ -5,8 +5,10 @@ order n is given a dense code by packing ``(code of its (n-1)-gram prefix, id of
 token)`` into one int64 and ranking the packed keys with ``numpy.unique``. Codes are
 exact: a packed key is ``prefix * V + last`` with ``0 <= last < V``, and the product is
 checked against the int64 range before packing, so two different n-grams never share a
-code. Hypothesis n-grams are looked up in the sorted reference keys; one that does not
-occur in any reference gets no code, and neither does any of its extensions.
+code. Hypothesis n-grams are looked up in a hash table of the reference keys (built once per
+index and order); one that does not occur in any reference gets no code, and neither does
+any of its extensions. A compiled kernel then counts each segment's codes and clips them
+against that segment's reference maxima, in code order.
 
 Clipped matches follow Papineni et al. (2002) and mteval-v13a:
 ``m_n = sum_g min(c_hyp(g), max_r c_r(g))`` per segment, and ``T_n = max(len - n + 1, 0)``.
@@ -15,9 +17,12 @@ Clipped matches follow Papineni et al. (2002) and mteval-v13a:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import chain, repeat
 from typing import Sequence
 
 import numpy as np
+from numba import njit
 
 from metaeval.errors import DataError
 from metaeval.metrics.base import Refs, Tokens
@@ -64,6 +69,18 @@ class NgramIndex:
     def vocab_size(self) -> int:
         return max(len(self.vocab), 1)
 
+    @cached_property
+    def _tables(self) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...]:
+        """Per order: the hash table of ``keys`` (slot keys, slot codes) and, per segment, where
+        its entries start in ``seg_keys`` (``n_seg + 1`` bounds)."""
+        out = []
+        for keys, seg_keys in zip(self.keys, self.seg_keys):
+            slot_keys, slot_codes = _hash_table(keys)
+            n_codes = max(len(keys), 1)
+            bounds = np.searchsorted(seg_keys, np.arange(self.n_segments + 1, dtype=np.int64) * n_codes)
+            out.append((slot_keys, slot_codes, bounds.astype(np.int64)))
+        return tuple(out)
+
     def prefix_codes(self, n: int) -> np.ndarray:
         """Code of the (n-1)-gram prefix of every order-n code (all zeros for n = 1)."""
         return self.keys[n - 1] // self.vocab_size
@@ -72,7 +89,7 @@ class NgramIndex:
 def _flatten(segments: Sequence[Tokens], vocab: dict[str, int]) -> _Flat:
     lengths = np.fromiter((len(s) for s in segments), dtype=np.int64, count=len(segments))
     total = int(lengths.sum())
-    ids = np.fromiter((vocab.get(t, -1) for s in segments for t in s), dtype=np.int64, count=total)
+    ids = np.fromiter(map(vocab.get, chain.from_iterable(segments), repeat(-1)), dtype=np.int64, count=total)
     seg = np.repeat(np.arange(len(segments), dtype=np.int64), lengths)
     starts = np.cumsum(lengths) - lengths
     room = lengths[seg] - (np.arange(total, dtype=np.int64) - starts[seg])
@@ -129,13 +146,89 @@ def index_references(refs: Refs, order: int) -> NgramIndex:
     return NgramIndex(order, vocab, ref_lens, tuple(keys), tuple(seg_keys), tuple(seg_max), tuple(corpus_counts))
 
 
-def _lookup(sorted_keys: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Positions of ``queries`` in ``sorted_keys`` and a mask of those found."""
-    if len(sorted_keys) == 0:
-        return np.zeros(len(queries), np.int64), np.zeros(len(queries), bool)
-    pos = np.searchsorted(sorted_keys, queries)
-    found = sorted_keys[np.minimum(pos, len(sorted_keys) - 1)] == queries
-    return pos, found
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True)
+def _hash_table(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Open addressing (linear probing, Fibonacci hashing) of the distinct keys ``>= 0``:
+    ``slot_keys`` (-1 where empty) and ``slot_codes`` (the key's position in ``keys``)."""
+    bits = 1
+    while (1 << bits) < 2 * len(keys) + 1:
+        bits += 1
+    size = 1 << bits
+    slot_keys = np.full(size, -1, dtype=np.int64)
+    slot_codes = np.zeros(size, dtype=np.int64)
+    shift = np.uint64(64 - bits)
+    mask = size - 1
+    for code in range(len(keys)):
+        key = keys[code]
+        slot = np.int64((np.uint64(key) * _GOLDEN) >> shift)
+        while slot_keys[slot] != -1:
+            slot = (slot + 1) & mask
+        slot_keys[slot] = key
+        slot_codes[slot] = code
+    return slot_keys, slot_codes
+
+
+@njit(cache=True)
+def _codes(slot_keys: np.ndarray, slot_codes: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """The code of every query in the table, -1 for a key not in it."""
+    size = len(slot_keys)
+    bits = 0
+    while (1 << bits) < size:
+        bits += 1
+    shift = np.uint64(64 - bits)
+    mask = size - 1
+    out = np.full(len(queries), -1, dtype=np.int64)
+    for i in range(len(queries)):
+        key = queries[i]
+        slot = np.int64((np.uint64(key) * _GOLDEN) >> shift)
+        while True:
+            found = slot_keys[slot]
+            if found == key:
+                out[i] = slot_codes[slot]
+                break
+            if found == -1:
+                break
+            slot = (slot + 1) & mask
+    return out
+
+
+@njit(cache=True)
+def _clip_segments(seg: np.ndarray, code: np.ndarray, n_codes: int, seg_keys: np.ndarray, seg_max: np.ndarray,
+                   bounds: np.ndarray, weights: np.ndarray, weighted: bool, n_seg: int) -> np.ndarray:
+    """Per segment, ``sum_g w(g) * min(c_hyp(g), max_r c_r(g))`` over its codes in ascending
+    order, from 0.0 (the order ``numpy.bincount`` over sorted ``segment * n_codes + code`` keys
+    adds them). ``seg`` is non-decreasing; ``code`` holds the hypothesis codes at those positions."""
+    out = np.zeros(n_seg)
+    i, n = 0, len(seg)
+    while i < n:
+        s = seg[i]
+        j = i
+        while j < n and seg[j] == s:
+            j += 1
+        mine = np.sort(code[i:j])
+        lo, hi = bounds[s], bounds[s + 1]
+        base = s * n_codes
+        total = 0.0
+        k = 0
+        while k < len(mine):
+            c = mine[k]
+            run = k
+            while k < len(mine) and mine[k] == c:
+                k += 1
+            target = base + c
+            while lo < hi and seg_keys[lo] < target:
+                lo += 1
+            if lo < hi and seg_keys[lo] == target:
+                clipped = float(min(k - run, seg_max[lo]))
+                if weighted:
+                    clipped = clipped * weights[c]
+                total += clipped
+        out[s] = total
+        i = j
+    return out
 
 
 def hypothesis_lengths(hyps: Sequence[Tokens]) -> np.ndarray:
@@ -168,7 +261,9 @@ def clipped_matches(
         raise ValueError(f"hyps and refs must have the same number of segments, got {[n_seg, index.n_segments]}")
     flat = _flatten(hyps, index.vocab)
     v = index.vocab_size
+    tables = index._tables
     out = np.zeros((n_seg, order), dtype=np.float64)
+    no_weights = np.zeros(0, dtype=np.float64)
     # positions whose n-gram of the current order occurs in some reference, and its code
     at = np.flatnonzero(flat.ids >= 0)
     prev = np.zeros(len(at), dtype=np.int64)
@@ -178,17 +273,15 @@ def clipped_matches(
         last = flat.ids[at + n - 1]
         keep = last >= 0
         at, prev, last = at[keep], prev[keep], last[keep]
-        code, found = _lookup(index.keys[n - 1], prev * v + last)
+        slot_keys, slot_codes, bounds = tables[n - 1]
+        code = _codes(slot_keys, slot_codes, prev * v + last)
+        found = code >= 0
         at, code = at[found], code[found]
         if len(at) == 0:
             break
-        n_codes = len(index.keys[n - 1])
-        sc, cnt = np.unique(flat.seg[at] * n_codes + code, return_counts=True)
-        pos, hit = _lookup(index.seg_keys[n - 1], sc)
-        clipped = np.minimum(cnt[hit], index.seg_max[n - 1][pos[hit]]).astype(np.float64)
-        if weights is not None:
-            clipped = clipped * np.asarray(weights[n - 1], dtype=np.float64)[sc[hit] % n_codes]
-        out[:, n - 1] = np.bincount(sc[hit] // n_codes, weights=clipped, minlength=n_seg)
+        w = no_weights if weights is None else np.ascontiguousarray(weights[n - 1], dtype=np.float64)
+        out[:, n - 1] = _clip_segments(flat.seg[at], code, len(index.keys[n - 1]), index.seg_keys[n - 1],
+                                       index.seg_max[n - 1], bounds, w, weights is not None, n_seg)
         prev = code
     return out
 

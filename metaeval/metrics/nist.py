@@ -70,6 +70,7 @@ class NIST(Metric):
 
     name: ClassVar[str] = "nist"
     higher_is_better: ClassVar[bool] = True
+    compiled_kernels: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "n", check_order("nist", self.n))

@@ -193,6 +193,48 @@ def test_matches_sacrebleu(data, n, smooth, two_refs):
         assert float(metric.score(stats[i])) == pytest.approx(sentence, abs=1e-9)
 
 
+def test_hash_table_finds_every_key_and_only_those():
+    from metaeval.metrics.ngrams import _codes, _hash_table
+
+    rng = np.random.default_rng(7)
+    # multiples of a power of two collide in the low bits; large keys reach the top of int64
+    keys = np.unique(np.r_[np.arange(0, 1 << 20, 1 << 12), rng.integers(0, np.iinfo(np.int64).max, 500)])
+    slot_keys, slot_codes = _hash_table(keys)
+    assert _codes(slot_keys, slot_codes, keys).tolist() == list(range(len(keys)))
+    absent = np.setdiff1d(rng.integers(0, 1 << 21, 2000), keys)
+    assert (_codes(slot_keys, slot_codes, absent) == -1).all()
+    empty_keys, empty_codes = _hash_table(np.zeros(0, np.int64))
+    assert _codes(empty_keys, empty_codes, np.array([0, 5])).tolist() == [-1, -1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.lists(st.tuples(tokens, tokens, tokens), min_size=1, max_size=6), n=st.integers(1, 5))
+def test_weighted_clipped_matches_equal_a_direct_count(data, n):
+    """m_n = sum_g w(g) min(c_hyp(g), max_r c_r(g)), counted with Counters, w(g) a weight per code."""
+    from collections import Counter
+
+    hyps = [h for h, _, _ in data]
+    refs = [[r for _, r, _ in data], [r for _, _, r in data]]
+    index = index_references(refs, n)
+    inverse = {tok: i for tok, i in index.vocab.items()}
+    weights = [np.linspace(0.5, 2.5, max(len(k), 1)) for k in index.keys]
+
+    def code(gram):  # the n-gram's position in index.keys (it occurs in some reference)
+        prefix = 0
+        for i, tok in enumerate(gram):
+            prefix = int(np.searchsorted(index.keys[i], prefix * index.vocab_size + inverse[tok]))
+        return prefix
+
+    got_plain, got_weighted = clipped_matches(hyps, index), clipped_matches(hyps, index, weights=weights)
+    for s, hyp in enumerate(hyps):
+        for order in range(1, n + 1):
+            counts = [Counter(tuple(x[i:i + order]) for i in range(len(x) - order + 1)) for x in (hyp, *(r[s] for r in refs))]
+            clipped = {g: min(c, max(r[g] for r in counts[1:])) for g, c in counts[0].items()}
+            assert got_plain[s, order - 1] == sum(clipped.values())
+            expected = sum(c * weights[order - 1][code(g)] for g, c in clipped.items() if c)
+            assert got_weighted[s, order - 1] == pytest.approx(expected, rel=1e-12, abs=0)
+
+
 # Options, signature, registry ------------------------------------------------------------
 def test_signature_and_defaults():
     assert BLEU().signature() == "bleu|n:4|smooth:mteval|version:0.1.0"
