@@ -34,6 +34,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any, ClassVar, Sequence
 
@@ -251,14 +252,6 @@ def _align_all(hyp_ids, hyp_off, hyp_func, ref_ids, ref_off, ref_func, beam: int
     return out
 
 
-def _flatten(arrays: Sequence[np.ndarray], dtype: type) -> tuple[np.ndarray, np.ndarray]:
-    """The arrays concatenated, with offsets: array ``s`` is ``flat[offsets[s]:offsets[s + 1]]``."""
-    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
-    np.cumsum([len(a) for a in arrays], out=offsets[1:])
-    flat: np.ndarray = np.concatenate(arrays).astype(dtype, copy=False) if len(arrays) else np.zeros(0, dtype=dtype)
-    return flat, offsets
-
-
 def _counts(flags: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Number of true flags in each ``flags[offsets[s]:offsets[s + 1]]``."""
     total = np.zeros(len(flags) + 1, dtype=np.int64)
@@ -297,11 +290,14 @@ def _read_function_words(path: str) -> tuple[frozenset[str], str]:
 
 @dataclass(frozen=True)
 class MeteorReferences:
-    """References prepared once: a shared vocabulary, id arrays and function-word flags."""
+    """References prepared once: a shared vocabulary and, per reference set, the token ids and
+    function-word flags of all its segments concatenated, with segment offsets."""
 
     vocab: dict[str, int]
-    ids: list[list[np.ndarray]]
-    func: list[list[np.ndarray]]
+    n_segments: int
+    ids: list[np.ndarray]
+    func: list[np.ndarray]
+    offsets: list[np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -354,24 +350,25 @@ class METEOR(Metric):
     def prepare(self, refs: Refs) -> MeteorReferences:
         vocab: dict[str, int] = {}
         words = self._words()
-        ids = [[_ids(seg, vocab, grow=True) for seg in ref] for ref in refs]
-        func = [[_function_flags(seg, words) for seg in ref] for ref in refs]
-        return MeteorReferences(vocab, ids, func)
+        offsets = [_offsets(ref) for ref in refs]
+        ids = [_flat_ids(ref, vocab, off, grow=True) for ref, off in zip(refs, offsets)]
+        func = [_flat_flags(ref, words, off) for ref, off in zip(refs, offsets)]
+        return MeteorReferences(vocab, len(refs[0]) if refs else 0, ids, func, offsets)
 
     def segment_stats(self, hyps: Sequence[Tokens], prepared: Any) -> np.ndarray:
         refs: MeteorReferences = prepared
-        n_seg = len(refs.ids[0]) if refs.ids else 0
+        n_seg = refs.n_segments
         if len(hyps) != n_seg:
             raise ValueError(f"meteor: {len(hyps)} hypotheses for {n_seg} reference segments")
         words = self._words()
         n_refs = len(refs.ids)
         per_ref = np.zeros((n_refs, len(hyps), len(STAT_NAMES)), dtype=np.float64)
-        hyp_ids, hyp_off = _flatten([_ids(hyp, refs.vocab, grow=False) for hyp in hyps], np.int64)
-        hyp_func, _ = _flatten([_function_flags(hyp, words) for hyp in hyps], np.bool_)
+        hyp_off = _offsets(hyps)
+        hyp_ids = _flat_ids(hyps, refs.vocab, hyp_off, grow=False)
+        hyp_func = _flat_flags(hyps, words, hyp_off)
         hyp_len = np.diff(hyp_off)
         for r in range(n_refs):
-            ref_ids, ref_off = _flatten(refs.ids[r], np.int64)
-            ref_func, _ = _flatten(refs.func[r], np.bool_)
+            ref_ids, ref_off, ref_func = refs.ids[r], refs.offsets[r], refs.func[r]
             ref_len = np.diff(ref_off)
             aligned = _align_all(hyp_ids, hyp_off, hyp_func, ref_ids, ref_off, ref_func, self.beam)
             matches, chunks = aligned[:, 0], aligned[:, 1].copy()
@@ -396,11 +393,25 @@ class METEOR(Metric):
         return meteor_score(stats, *PARAMETERS[self.params])
 
 
-def _ids(tokens: Tokens, vocab: dict[str, int], grow: bool) -> np.ndarray:
+def _offsets(segments: Sequence[Tokens]) -> np.ndarray:
+    """Segment ``s`` of the concatenation is ``flat[offsets[s]:offsets[s + 1]]``."""
+    offsets = np.zeros(len(segments) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, segments), dtype=np.int64, count=len(segments)), out=offsets[1:])
+    return offsets
+
+
+def _flat_ids(segments: Sequence[Tokens], vocab: dict[str, int], offsets: np.ndarray, grow: bool) -> np.ndarray:
+    """The ids of all tokens of ``segments`` in order (:data:`_UNKNOWN` for a token not in
+    ``vocab``; with ``grow``, a new token is given the next id)."""
+    tokens = chain.from_iterable(segments)
     if grow:
-        return np.fromiter((vocab.setdefault(t, len(vocab)) for t in tokens), dtype=np.int64, count=len(tokens))
-    return np.fromiter((vocab.get(t, _UNKNOWN) for t in tokens), dtype=np.int64, count=len(tokens))
+        return np.fromiter((vocab.setdefault(t, len(vocab)) for t in tokens), dtype=np.int64, count=int(offsets[-1]))
+    return np.fromiter(map(vocab.get, tokens, repeat(_UNKNOWN)), dtype=np.int64, count=int(offsets[-1]))
 
 
-def _function_flags(tokens: Tokens, words: frozenset[str]) -> np.ndarray:
-    return np.fromiter((t.lower() in words for t in tokens), dtype=np.bool_, count=len(tokens))
+def _flat_flags(segments: Sequence[Tokens], words: frozenset[str], offsets: np.ndarray) -> np.ndarray:
+    """Whether each token of ``segments``, lowercased, is a function word (none without a list)."""
+    if not words:
+        return np.zeros(int(offsets[-1]), dtype=np.bool_)
+    tokens = chain.from_iterable(segments)
+    return np.fromiter((t.lower() in words for t in tokens), dtype=np.bool_, count=int(offsets[-1]))
