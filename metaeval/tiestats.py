@@ -273,24 +273,43 @@ def calibrate(x: np.ndarray, y: np.ndarray, counts: np.ndarray | None = None) ->
 # --------------------------------------------------------------------------- bootstrap (pooled / per system)
 
 
-def _block_tallies(x: np.ndarray, y: np.ndarray, eps: float) -> np.ndarray:
-    """Ordered pair counts between blocks: ``[5, n_blocks, n_blocks]`` for ``x``, ``y`` of
-    shape ``[n_blocks, m]`` (a block = a segment and its items), pairs of an item with itself
-    left out. A resample with block weights ``w`` has ``w' K w / 2`` pairs of each kind
-    (copies of one item are not a pair)."""
+#: Sums of pair kinds that the pooled bootstrap needs, each from one mask.
+_CORRECT, _SIGN, _X_TIES, _Y_TIES = "C+Tb", "C-D", "Tm+Tb", "Th+Tb"
+
+
+def _block_tallies(x: np.ndarray, y: np.ndarray, eps: float, sums: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """Ordered pair counts between blocks, ``[n_blocks, n_blocks]`` for each of ``sums``
+    (``C+Tb``, ``C-D``, ``Tm+Tb``, ``Th+Tb``) for ``x``, ``y`` of shape ``[n_blocks, m]`` (a
+    block = a segment and its items), pairs of an item with itself left out. A resample with
+    block weights ``w`` has ``w' K w / 2`` pairs of each kind (copies of one item are not a pair)."""
     n_blocks, m = x.shape
-    out = np.zeros((5, n_blocks, n_blocks))
+    out = {name: np.zeros((n_blocks, n_blocks)) for name in sums}
     step = max(1, _BLOCK // max(1, m * m * n_blocks))
     for a0 in range(0, n_blocks, step):
         xa, ya = x[a0 : a0 + step], y[a0 : a0 + step]
+        rows = slice(a0, a0 + len(xa))
         dx = xa[:, :, None, None] - x[None, None, :, :]
         dy = ya[:, :, None, None] - y[None, None, :, :]
-        valid = ~np.isnan(dx) & ~np.isnan(dy)
-        for code, mask in enumerate(_classify(dx, dy, valid, eps)):
-            out[code, a0 : a0 + len(xa)] = mask.sum(axis=(1, 3))
+        with np.errstate(invalid="ignore"):
+            valid = ~np.isnan(dx) & ~np.isnan(dy)
+            metric_tie = valid & (np.abs(dx) <= eps)
+            human_tie = valid & (dy == 0)
+            if _CORRECT in sums or _SIGN in sums:
+                both_differ = valid & ~metric_tie & ~human_tie
+                agree = (dx > 0) == (dy > 0)
+        if _CORRECT in sums:
+            out[_CORRECT][rows] = ((both_differ & agree) | (metric_tie & human_tie)).sum(axis=(1, 3))
+        if _SIGN in sums:
+            out[_SIGN][rows] = (both_differ & agree).sum(axis=(1, 3)) - (both_differ & ~agree).sum(axis=(1, 3)).astype(float)
+        if _X_TIES in sums:
+            out[_X_TIES][rows] = metric_tie.sum(axis=(1, 3))
+        if _Y_TIES in sums:
+            out[_Y_TIES][rows] = human_tie.sum(axis=(1, 3))
     items = (~(np.isnan(x) | np.isnan(y))).sum(axis=1)
     idx = np.arange(n_blocks)
-    out[TB, idx, idx] -= items  # an item against itself ties on both sides
+    for name in (_CORRECT, _X_TIES, _Y_TIES):
+        if name in out:
+            out[name][idx, idx] -= items  # an item against itself ties on both sides
     return out
 
 
@@ -334,20 +353,20 @@ def _pooled_samples(x: np.ndarray, y: np.ndarray, statistic: str, eps: float, we
     """
     keep = ~(np.isnan(x) | np.isnan(y))
     x, y = np.where(keep, x, np.nan), np.where(keep, y, np.nan)
-    k = _block_tallies(x, y, eps)
     n = keep.sum(axis=1).astype(float)
     n_items = weights @ n
     total = (n_items**2 - (weights**2) @ n) / 2.0
     t = np.zeros((len(weights), 5))
     t[:, TH] = total  # filled below so that the tallies sum to the total
     if statistic in ("kendall_acc23", "kendall_23"):
-        t[:, CON] = _quadratic(weights, k[CON] + k[TB])
+        t[:, CON] = _quadratic(weights, _block_tallies(x, y, eps, (_CORRECT,))[_CORRECT])
         t[:, TH] = total - t[:, CON]
         t[:, DIS] = 0.0  # only C + Tb and N matter for these variants
         return variant_values(t, statistic)
-    sign = _quadratic(weights, k[CON] - k[DIS])
-    x_ties = _quadratic(weights, k[TM] + k[TB])
-    y_ties = _quadratic(weights, k[TH] + k[TB])
+    k = _block_tallies(x, y, eps, (_SIGN, _X_TIES, _Y_TIES))
+    sign = _quadratic(weights, k[_SIGN])
+    x_ties = _quadratic(weights, k[_X_TIES])
+    y_ties = _quadratic(weights, k[_Y_TIES])
     with np.errstate(invalid="ignore", divide="ignore"):
         degenerate = (x_ties >= total) | (y_ties >= total) | (total <= 0)
         if statistic == "kendall_b":
