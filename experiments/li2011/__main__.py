@@ -28,7 +28,7 @@ import pandas as pd
 
 from experiments.li2011.config import DATASETS, SEED, SPEC, WORD_SEGMENTERS, Dataset
 from experiments.runtime import Clock
-from metaeval.compute import workers
+from metaeval.compute import process_pool, workers
 from metaeval.evaluate import compare
 from metaeval.report.files import write_atomic
 from metaeval.report.leaderboard import render, select
@@ -267,6 +267,36 @@ def forest_plot(tests: pd.DataFrame, path: Path) -> None:
     os.replace(tmp, path)
 
 
+#: What the forked workers of :func:`analyse_all` read (inherited, not pickled).
+_SHARED: dict = {}
+
+
+def _analyse_one(index: int) -> tuple[pd.DataFrame, dict, list, str]:
+    result, datasets, n_bootstrap, store = (_SHARED[k] for k in ("result", "datasets", "n_bootstrap", "store"))
+    ds = datasets[index]
+    results, signature, tests = analyse_dataset(result, ds, n_bootstrap, store)
+    return results, signature, tests, dataset_markdown(ds, results, signature)
+
+
+def analyse_all(result: StudyResult, datasets: list[Dataset], n_bootstrap: int, store, jobs: int) -> list[tuple]:  # noqa: ANN001
+    """:func:`analyse_dataset` and :func:`dataset_markdown` of every dataset, in the order given;
+    with ``jobs > 1``, spread over that many forked processes while this one loads matplotlib
+    for the forest plot (the results do not depend on it)."""
+    _SHARED.update(result=result, datasets=datasets, n_bootstrap=n_bootstrap, store=store)
+    try:
+        if jobs <= 1 or len(datasets) <= 1:
+            return [_analyse_one(i) for i in range(len(datasets))]
+        with process_pool(min(jobs, len(datasets))) as pool:
+            futures = [pool.submit(_analyse_one, i) for i in range(len(datasets))]
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot  # noqa: F401
+            return [future.result() for future in futures]
+    finally:
+        _SHARED.clear()
+
+
 def study_spec(data: Path | None, bootstrap: int, only: list[str] | None) -> StudySpec:
     """The study of ``study.toml``, with the data folder, bootstrap and datasets chosen here."""
     spec = load_spec(SPEC, data)
@@ -296,14 +326,12 @@ def main(argv: list[str] | None = None) -> int:
         result = run_study(spec, out=args.out, jobs=jobs, executor=executor, cache_dir=store,
                            log=lambda line: print(f"li2011: {line}", file=sys.stderr, flush=True))
     all_results, all_tests, signatures = [], [], {}
-    for ds in DATASETS:
-        if args.only and ds.name not in args.only:
-            continue
-        results, signature, tests = analyse_dataset(result, ds, args.bootstrap, store)
+    chosen = [ds for ds in DATASETS if not args.only or ds.name in args.only]
+    for ds, (results, signature, tests, markdown) in zip(chosen, analyse_all(result, chosen, args.bootstrap, store, jobs)):
         signatures[ds.name] = signature
         all_results.append(results)
         all_tests += tests
-        write_atomic(args.out / f"{ds.slug}.md", dataset_markdown(ds, results, signature), overwrite=True)
+        write_atomic(args.out / f"{ds.slug}.md", markdown, overwrite=True)
     results = pd.concat(all_results, ignore_index=True)
     tests = pd.DataFrame(all_tests)
     # results.tsv is the study's (the same rows, written by metaeval study)

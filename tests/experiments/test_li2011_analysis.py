@@ -227,3 +227,20 @@ def test_an_unknown_dataset_name_is_a_usage_error_naming_the_known_ones(tmp_path
     err = capsys.readouterr().err
     assert "--only: unknown dataset 'wmt21/en-zh refs A+B'; known: wmt24-esa/en-zh," in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()  # refused before any work
+
+
+def test_analyses_in_worker_processes_come_back_in_dataset_order(monkeypatch):
+    import os
+
+    def analyse(result, ds, n_bootstrap, store):  # noqa: ANN001, ANN202
+        return pd.DataFrame({"pid": [os.getpid()]}), {"name": ds.name, "n": n_bootstrap}, [ds.name]
+
+    monkeypatch.setattr(li, "analyse_dataset", analyse)
+    monkeypatch.setattr(li, "dataset_markdown", lambda ds, results, signature: f"# {ds.name}\n")
+    datasets = list(li.DATASETS)
+    serial = li.analyse_all(None, datasets, 10, None, 1)
+    parallel = li.analyse_all(None, datasets, 10, None, 2)
+    assert [r[1:] for r in parallel] == [r[1:] for r in serial] and len(serial) == len(datasets) > 2
+    assert {int(r[0].pid[0]) for r in serial} == {os.getpid()}
+    assert {int(r[0].pid[0]) for r in parallel} - {os.getpid()}  # computed in the forked workers
+    assert li._SHARED == {}  # nothing of the study is kept after the analyses
