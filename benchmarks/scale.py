@@ -1,8 +1,9 @@
 """Whole-run speed and memory: cold and warm ``metaeval run`` against single-process segmentation.
 
-    python -m benchmarks.scale [--dataset wmt24-esa/en-zh] [--jobs 0]
+    python -m benchmarks.scale [--dataset wmt24-esa/en-zh] [--jobs 0] [--repeat 3]
 
-In one command, on the same data, each in a fresh process:
+In one command, on the same data, each in a fresh process, ``--repeat`` rounds in turn (so a
+change of the machine's speed during the command reaches every measure alike):
 
 1. the single-process segmentation floor: import the segmenters and segment every unique text
    of the corpus once with each default segmenter (models loaded inside the timing);
@@ -11,7 +12,8 @@ In one command, on the same data, each in a fresh process:
    process) and as the sum of proportional sizes (PSS, a page shared by k processes counts 1/k);
 3. the same command again (warm: segmentations and statistics come from the cache).
 
-Prints every row with its ratio and stores them under the key ``scale`` of
+Times and CPU seconds are the medians of the rounds, peak memory the largest; every round is
+kept under ``rounds``. Prints every row with its ratio and stores them under the key ``scale`` of
 ``benchmarks/results.json`` (read, update that key only, atomic replace). The load average
 of the machine at measurement time is recorded with them.
 """
@@ -22,6 +24,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -98,10 +101,16 @@ def segmentation_floor(corpus: Path, names: list[str]) -> float:
     return json.loads(proc.stdout.strip().splitlines()[-1])["seconds"]
 
 
+def _summary(runs: list[dict[str, float]]) -> dict[str, float]:
+    """Median time and CPU seconds of ``runs``, largest peak memory."""
+    return {name: (max if name.startswith("peak_") else statistics.median)(r[name] for r in runs) for name in runs[0]}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="wmt24-esa/en-zh")
     parser.add_argument("--jobs", default="0")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds of (floor, cold, warm), taken in turn")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results.json")
     args = parser.parse_args(argv)
     from metaeval.api import default_segmenters
@@ -109,11 +118,16 @@ def main(argv: list[str] | None = None) -> int:
     corpus = DATA / args.dataset
     names = list(default_segmenters("zh" if "zh" in args.dataset else "ja"))
     load = os.getloadavg()
-    floor = segmentation_floor(corpus, names)
-    with tempfile.TemporaryDirectory() as cache:
-        command = ["run", str(corpus), "--format", "json", "--quiet", "--jobs", args.jobs, "--cache-dir", cache]
-        cold = measured_run(command)
-        warm = measured_run(command)
+    rounds = []
+    for _ in range(args.repeat):
+        floor = segmentation_floor(corpus, names)
+        with tempfile.TemporaryDirectory() as cache:
+            command = ["run", str(corpus), "--format", "json", "--quiet", "--jobs", args.jobs, "--cache-dir", cache]
+            cold = measured_run(command)
+            warm = measured_run(command)
+        rounds.append({"segmentation_floor_seconds": floor, "cold": cold, "warm": warm})
+    floor = statistics.median(r["segmentation_floor_seconds"] for r in rounds)
+    cold, warm = (_summary([r[name] for r in rounds]) for name in ("cold", "warm"))
     entry = {
         "dataset": args.dataset,
         "segmenters": names,
@@ -126,9 +140,11 @@ def main(argv: list[str] | None = None) -> int:
         "warm": warm,
         "ratio_cold_to_segmentation": cold["seconds"] / floor,
         "ratio_warm_to_cold": warm["seconds"] / cold["seconds"],
+        "repeat": args.repeat,
+        "rounds": rounds,
     }
     update_key(KEY, entry, args.out)
-    print(f"load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(f"medians of {args.repeat} rounds; load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print("| measure | value | ratio | target |\n|---|---|---|---|")
     print(f"| metaeval run {args.dataset}, defaults, cold | {cold['seconds']:.1f} s (segmentation alone {floor:.1f} s) "
           f"| {entry['ratio_cold_to_segmentation']:.2f}x single-process segmentation | <= 0.75x |")
