@@ -413,6 +413,7 @@ def run(
     progress: Callable[[str, int, int], None] | None = None,
     n_bootstrap: int | None = None,
     doc_level: bool = False,
+    segmentation_cache: Any = None,
     **statistics_options: Any,
 ) -> Study:
     """The whole study: read, segment, score, correlate, answer: ``metaeval run`` in Python.
@@ -443,6 +444,9 @@ def run(
         cache_dir: keep segmentations and per-segment statistics by content hash across runs,
             so a rerun computes only what changed (``--cache-dir``).
         progress: called as ``progress(stage, done, total)``.
+        segmentation_cache: a :class:`~metaeval.segmenters.cache.SegmentationCache` shared by
+            several runs (a study's datasets), so its files are read once; by default each run
+            reads the one in ``cache_dir``.
         n_bootstrap: former name of ``bootstrap`` (deprecated).
         doc_level: also the segment-level statistics over documents (``--doc-level``): the
             corpus's ``docs.tsv`` gives the documents (:mod:`metaeval.doclevel`).
@@ -475,7 +479,7 @@ def run(
     segs = list(segmenters) if segmenters else list(default_segmenters(corpus_obj.target_lang))
     mets = list(metrics) if metrics else list(DEFAULT_METRICS)
     scored = score_corpus(corpus_obj, segs, mets, executor=executor, jobs=jobs, progress=progress,
-                          cache=cache_dir, store=cache_dir)
+                          cache=segmentation_cache if segmentation_cache is not None else cache_dir, store=cache_dir)
     results, samples = correlate(
         scored,
         human,

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import functools
+from itertools import repeat
 import os
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -255,11 +256,24 @@ def _score_chunk(
     return out
 
 
-def _segment_keys(kind: str, ref_tokens: list[list[list[str]]], hyps: list[list[str]]) -> list[tuple]:
-    """Per segment, what a metric with this :meth:`~Metric.reuse_key` sees of it."""
-    if kind == "chars":
-        return [("".join(h), tuple("".join(r[i]) for r in ref_tokens)) for i, h in enumerate(hyps)]
-    return [(tuple(h), tuple(tuple(r[i]) for r in ref_tokens)) for i, h in enumerate(hyps)]
+def _segment_keys(kind: str, ref_tokens: list[list[list[str]]], hyp_tokens: Mapping[str, list[list[str]]],
+                  ids: dict[Any, int]) -> dict[str, list[tuple]]:
+    """Per system and segment, what a metric with this :meth:`~Metric.reuse_key` sees of it:
+    ``(hypothesis id, reference ids)``, where ``ids`` numbers each distinct token sequence
+    (``tokens``) or character string (``chars``). ``ids`` is kept for the whole run, so equal
+    keys mean equal tokens for any two segmenters. A token list shared by several segments
+    (one list per distinct text) is numbered once."""
+    seen: dict[int, int] = {}
+    as_key: Callable[[list[str]], Any] = "".join if kind == "chars" else tuple
+
+    def number(tokens: list[str]) -> int:
+        found = seen.get(id(tokens))
+        if found is None:
+            found = seen[id(tokens)] = ids.setdefault(as_key(tokens), len(ids))
+        return found
+
+    refs = list(zip(*[[number(r) for r in ref] for ref in ref_tokens]))
+    return {name: [(number(h), refs[i]) for i, h in enumerate(hyps)] for name, hyps in hyp_tokens.items()}
 
 
 class _Reuse:
@@ -276,7 +290,10 @@ class _Reuse:
 
     def __init__(self, systems: Sequence[str]) -> None:
         self.systems = list(systems)
-        self.seen: dict[tuple[str, int], dict[tuple, int]] = {}
+        #: Per reuse kind, the number of each distinct token sequence (or string) of the run.
+        self.ids: dict[str, dict[Any, int]] = {}
+        #: Per reuse kind and segment: the first (segmenter, system) of each key.
+        self.seen: dict[str, list[dict[tuple, int]]] = {}
         #: (segmenter, kind, system): per segment, the source as segmenter * n_systems + system, -1 if none
         self.sources: dict[tuple[int, str | None, str], np.ndarray] = {}
 
@@ -284,12 +301,11 @@ class _Reuse:
         """Record, for segmenter ``k`` and ``system``, where each segment's statistics come
         from (-1: computed here). Called in segmenter order, then system order."""
         here = k * len(self.systems) + self.systems.index(system)
-        source = np.full(len(keys), -1)
-        for i, key in enumerate(keys):
-            earlier = self.seen.setdefault((kind, i), {})
-            found = earlier.setdefault(key, here)
-            if found != here:
-                source[i] = found
+        seen = self.seen.get(kind)
+        if seen is None:
+            seen = self.seen[kind] = [{} for _ in keys]
+        source = np.fromiter(map(dict.setdefault, seen, keys, repeat(here)), dtype=np.int64, count=len(keys))
+        source[source == here] = -1
         self.sources[(k, kind, system)] = source
 
     def wanted(self, k: int, kind: str | None, system: str) -> np.ndarray | None:
@@ -516,9 +532,11 @@ def score_corpus(
         check_lengths(corpus, segmenter_label(seg), [choices[m] for m in sorted({m for m, _ in missing})],
                       ref_tokens, hyp_tokens)
         planned.add(k)
-        for system in systems:
-            for kind in sorted({kind for kind in kinds if kind}):
-                reuse.plan(k, kind, system, _segment_keys(kind, ref_tokens, hyp_tokens[system]))
+        for kind in sorted({kind for kind in kinds if kind}):
+            keys = _segment_keys(kind, ref_tokens, hyp_tokens, reuse.ids.setdefault(kind, {}))
+            for system in systems:
+                reuse.plan(k, kind, system, keys[system])
+            del keys
         for group in groups:
             rows = {(m, name): reuse.wanted(k, kinds[m], name) for m, name in missing if name in group}
             known_pairs = len(group) * len(choices) - len(rows)

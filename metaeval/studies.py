@@ -215,9 +215,11 @@ def compute_study(
 ) -> StudyResult:
     """Every analysis of every dataset, with computed pieces kept in (and read from) ``store``."""
     from metaeval.api import read_corpus
+    from metaeval.segmenters.cache import SegmentationCache
 
     result = StudyResult(spec=spec, store=store)
     corpora: dict[str, Any] = {}
+    segmentations = SegmentationCache(store)  # one for every dataset: each file is read once
     for i, dataset in enumerate(spec.datasets):
         if log:
             log(f"[{i + 1}/{len(spec.datasets)}] {dataset.name}")
@@ -231,13 +233,15 @@ def compute_study(
         if dataset.references is not None or dataset.systems is not None:
             corpus = corpus.subset(systems=dataset.systems, references=dataset.references)
         if "correlations" in spec.analyses:
-            result.runs.append((dataset, _correlations(spec, dataset, corpus, found, store, jobs, executor, progress)))
+            result.runs.append((dataset, _correlations(spec, dataset, corpus, found, store, jobs, executor, progress,
+                                                       segmentations)))
+            segmentations.compact()
         if "equivalence" in spec.analyses:
             result.equivalence += _equivalence(spec, dataset, corpus, store)
     return result
 
 
-def _correlations(spec, dataset, corpus, found, store, jobs, executor, progress):  # noqa: ANN001, ANN202
+def _correlations(spec, dataset, corpus, found, store, jobs, executor, progress, segmentations=None):  # noqa: ANN001, ANN202
     from metaeval.api import read_judgments, run
 
     human = found
@@ -251,7 +255,8 @@ def _correlations(spec, dataset, corpus, found, store, jobs, executor, progress)
         corpus, list(segs) if segs else None, list(metrics) if metrics else None, judgments=human,
         kinds=list(kinds) if kinds else None, tie_policy=s["tie_policy"], threshold=s["threshold"],
         bootstrap=s["bootstrap"], seed=s["seed"], missing=s["missing"], jobs=jobs, executor=executor,
-        cache_dir=store, progress=progress, doc_level=s["doc_level"], **evaluate_options(spec, dataset),
+        cache_dir=store, progress=progress, doc_level=s["doc_level"], segmentation_cache=segmentations,
+        **evaluate_options(spec, dataset),
     )  # fmt: skip
 
 

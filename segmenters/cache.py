@@ -284,6 +284,17 @@ class SegmentationCache:
         if self.directory is not None:
             self._persist(signature, new)
 
+    def compact(self) -> None:
+        """Hold every entry in memory as its tokens joined by spaces, as entries read from a file
+        are held until looked up (then checked again), so that a cache shared by several runs
+        holds about what its files hold rather than a token object per token."""
+        for entries in self._tokens.values():
+            for text, entry in entries.items():
+                if type(entry) is tuple:
+                    joined = _joined(entry)
+                    if joined is not None:
+                        entries[text] = joined
+
     def segment(self, segmenter: Any, texts: Iterable[str]) -> list[list[str]]:
         """Tokens of each text under ``segmenter``; texts not cached yet are segmented once,
         in one ``segment_many`` call, and written to the directory if there is one."""

@@ -283,3 +283,31 @@ def test_the_readme_example_is_a_valid_study_file(tmp_path):
     spec = load_spec(write(tmp_path / "zh.toml", block + "\n"), data=WMT24_ZH.parent.parent)
     assert [d.folder for d in spec.datasets] == [WMT24_ZH]
     assert spec.choices["segmenters"] == ("char", "char:nfkc=true", "jieba", "pkuseg") and spec.out == tmp_path / "results" / "zh"
+
+
+def test_a_study_reads_each_segmentation_file_once_and_keeps_entries_compact(tmp_path, data, monkeypatch):
+    """One segmentation cache for all datasets: a file is read once per study, not once per
+    dataset, and after each dataset its entries are held joined, as read from a file."""
+    from metaeval.segmenters.cache import SegmentationCache
+    from metaeval.studies import compute_study
+    from metaeval.studyspec import load_spec
+
+    reads: list[str] = []
+    read = SegmentationCache._read
+    monkeypatch.setattr(SegmentationCache, "_read", lambda self, sig, entries: (reads.append(sig), read(self, sig, entries))[1])
+    compacted: list[int] = []
+    compact = SegmentationCache.compact
+
+    def counting_compact(self):  # noqa: ANN001, ANN202
+        compact(self)
+        compacted.append(sum(type(e) is tuple for entries in self._tokens.values() for e in entries.values()))
+
+    monkeypatch.setattr(SegmentationCache, "compact", counting_compact)
+    spec = load_spec(write(tmp_path / "study.toml", spec_text(["bleu"], bootstrap=20)), None)
+    result = compute_study(spec, tmp_path / "out" / "store", jobs=1)
+    assert len(result.runs) == 3
+    assert sorted(reads) == sorted(set(reads)) and len(set(reads)) == 3  # char, jieba, char:nfkc=true
+    assert compacted == [0, 0, 0]  # every entry held joined after each dataset
+    again = compute_study(spec, tmp_path / "out" / "store", jobs=1)  # all from the store and the file
+    for (_, first), (_, second) in zip(result.runs, again.runs):
+        assert first.results.equals(second.results)

@@ -359,3 +359,17 @@ def test_the_digest_is_checked_on_the_blocks_bytes(tmp_path: Path, monkeypatch) 
     path.write_text(json.dumps(data, ensure_ascii=False) + "\n", encoding="utf-8")
     seg = Counting()
     assert SegmentationCache(tmp_path).segment(seg, ["c", "a b"]) == [["c"], ["a", "b"]] and seg.seen == ["c", "a b"]
+
+
+def test_compact_holds_entries_joined_and_gives_the_same_tokens() -> None:
+    class Odd(Counting):
+        def __call__(self, text: str) -> list[str]:
+            return ["a\tb", "c"] if text == "odd" else text.split()  # a token holding a tab: not joinable
+
+    cache, seg = SegmentationCache(), Odd()
+    first = cache.segment(seg, ["a b", "odd", "c"])
+    cache.compact()
+    entries = cache._tokens[seg.signature()]
+    assert entries == {"a b": "a b", "odd": ("a\tb", "c"), "c": "c"}
+    assert cache.segment(seg, ["a b", "odd", "c"]) == first and seg.seen == ["a b", "odd", "c"]
+    assert cache.lookup(seg, ["a b", "x"]) == {"a b": ("a", "b")} and cache.rejected == []
