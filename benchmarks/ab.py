@@ -10,7 +10,8 @@ each side (a detached ``git worktree`` of ``--base``, and this repository), so e
 its own ``metaeval``; an argument after the module naming an existing file or folder (from the current directory)
 is given as an absolute path. ``{tmp}`` (an output folder) and ``{cache}`` (a cache folder) in an argument
 are replaced by empty temporary folders for every run, so every run is cold. Each side is run once untimed first
-(compiled kernels are cached per tree), then the two sides alternate ``--repeat`` times, so a
+(compiled kernels are cached per tree; ``--warmup "MODULE ARG ..."`` runs that shorter command
+instead, e.g. a small ``metaeval score`` that loads every kernel), then the two sides alternate ``--repeat`` times, so a
 change of the machine's speed during the command reaches both alike. Wall and CPU seconds
 (the process and its children) are the medians of the rounds; the ratio is this tree / base.
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -66,19 +68,26 @@ def timed(root: Path, argv: list[str]) -> tuple[dict[str, float], bytes, dict[st
         return {"seconds": seconds, "cpu_seconds": cpu}, proc.stdout, _files(out) if out.is_dir() else {}
 
 
+def _absolute(command: list[str]) -> list[str]:
+    """``command`` with every argument after the module that names an existing path made absolute."""
+    return command[:1] + [str(Path(a).resolve()) if "{" not in a and not a.startswith("-") and Path(a).exists() else a
+                          for a in command[1:]]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", required=True, help="the commit to compare this tree against")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--key", default="ab", help="key of benchmarks/results.json to write")
+    parser.add_argument("--warmup", default=None, help='"MODULE ARG ..." run once untimed on each side (default: the command)')
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results.json")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- MODULE ARG ...")
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    command = command[:1] + [str(Path(a).resolve()) if "{" not in a and not a.startswith("-") and Path(a).exists() else a
-                             for a in command[1:]]
+    given, command = command, _absolute(command)
     if not command or args.repeat < 1:
         parser.error("give the module and its arguments after --, and --repeat >= 1")
+    warmup = _absolute(shlex.split(args.warmup)) if args.warmup else command
     base = subprocess.run(["git", "rev-parse", "--verify", f"{args.base}^{{commit}}"], cwd=REPO, capture_output=True,
                           text=True, check=False)
     if base.returncode != 0:
@@ -92,26 +101,26 @@ def main(argv: list[str] | None = None) -> int:
                    capture_output=True, check=True)
     try:
         sides = {"base": worktree, "this": REPO}
-        expected = {}
-        for name, root in sides.items():  # untimed: compiles and caches each tree's kernels
-            _, stdout, files = timed(root, command)
-            expected[name] = (stdout, files)
-        same = expected["base"] == expected["this"]
+        for root in sides.values():  # untimed: compiles and caches each tree's kernels
+            timed(root, warmup)
         load = os.getloadavg()
         rounds: list[dict[str, dict[str, float]]] = []
+        outputs = []
         for _ in range(args.repeat):
             entry = {}
             for name, root in sides.items():
                 entry[name], stdout, files = timed(root, command)
-                same = same and (stdout, files) == expected["base"]
+                outputs.append((stdout, files))
             rounds.append(entry)
+        same = all(output == outputs[0] for output in outputs)
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=REPO, capture_output=True, check=False)
         shutil.rmtree(worktree, ignore_errors=True)
     median = {name: {m: statistics.median(r[name][m] for r in rounds) for m in ("seconds", "cpu_seconds")} for name in sides}
     result = {
-        "command": "python -m " + " ".join(command), "base": commit, "this": head + ("+changes" if dirty else ""),
-        "repeat": args.repeat, "cpus": os.cpu_count(), "load_average_1_5_15_at_start": list(load),
+        "command": "python -m " + " ".join(given), "base": commit, "this": head + ("+changes" if dirty else ""),
+        "warmup": "python -m " + (args.warmup or " ".join(given)), "repeat": args.repeat, "cpus": os.cpu_count(),
+        "load_average_1_5_15_at_start": list(load),
         "rounds": rounds, "median": median, "identical_outputs": same,
         "ratio_seconds": median["this"]["seconds"] / median["base"]["seconds"],
         "ratio_cpu_seconds": median["this"]["cpu_seconds"] / median["base"]["cpu_seconds"],

@@ -125,6 +125,7 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
         "python -m benchmarks.large     # 10,000 lines x 50 systems (corpus built from WMT text, see its docstring)",
         "python -m benchmarks.bench     # metaeval against sacrebleu (about 20 minutes)",
         "python -m benchmarks.targets   # the targets table below, from the stored results",
+        "python -m benchmarks.ab --base COMMIT -- MODULE ARG ...  # a command on an earlier commit and on this tree, in turn",
         "python -m benchmarks.readme    # rewrites this section from benchmarks/results.json",
         "```",
         "",
@@ -176,6 +177,12 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
         out += ["", "chrF statistics of every system, counted by metaeval against sacrebleu's `CHRF` in the same process "
                 f"(`python -m benchmarks.chrf_stats`, key `chrf_stats`; identical statistics; {_load_text(chrf)}): "
                 + "; ".join(cells) + "."]
+    for key, ab in sorted((k, v) for k, v in results.items() if k.startswith("ab")):
+        out += ["", f"`{ab['command']}` from an empty folder, on this tree (`{ab['this'][:7]}`) and on `{ab['base'][:7]}` in turn "
+                f"(`python -m benchmarks.ab`, key `{key}`; medians of {ab['repeat']}; {_load_text(ab)}): "
+                f"{ab['median']['this']['seconds']:.1f} s ({ab['median']['this']['cpu_seconds']:.1f} CPU-s) against "
+                f"{ab['median']['base']['seconds']:.1f} s ({ab['median']['base']['cpu_seconds']:.1f} CPU-s), "
+                f"**{ab['ratio_seconds']:.2f}×** the time; outputs {'byte-identical' if ab['identical_outputs'] else 'DIFFERENT'}."]
     seg = segmenter_rows(results)
     if seg:
         t = results["segmenter_throughput"]

@@ -1,0 +1,60 @@
+"""``benchmarks.ab``: a command on an earlier commit and on this tree, in turn, outputs compared."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from benchmarks import ab
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _head() -> str:
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _worktrees() -> str:
+    return subprocess.run(["git", "worktree", "list"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+
+
+@pytest.fixture(autouse=True)
+def _needs_git():
+    if subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, check=False).returncode != 0:
+        pytest.skip("not a git checkout")
+
+
+def test_the_same_command_on_the_same_commit_gives_identical_outputs(tmp_path):
+    before = _worktrees()
+    out = tmp_path / "results.json"
+    assert ab.main(["--base", "HEAD", "--repeat", "2", "--key", "ab_test", "--out", str(out), "--", "metaeval", "--version"]) == 0
+    entry = json.loads(out.read_text(encoding="utf-8"))["ab_test"]
+    assert entry["base"] == _head() and entry["identical_outputs"] is True and len(entry["rounds"]) == 2
+    assert entry["command"] == "python -m metaeval --version"
+    assert entry["ratio_seconds"] == entry["median"]["this"]["seconds"] / entry["median"]["base"]["seconds"]
+    assert _worktrees() == before  # the base's worktree is removed
+
+
+def test_outputs_that_differ_fail_the_comparison(tmp_path, monkeypatch):
+    out = tmp_path / "results.json"
+    seen = []
+
+    def fake(root, argv):  # noqa: ANN001, ANN202 - the base side prints something else
+        seen.append(root == ab.REPO)
+        return {"seconds": 2.0 if root == ab.REPO else 4.0, "cpu_seconds": 1.0}, b"this" if root == ab.REPO else b"base", {}
+
+    monkeypatch.setattr(ab, "timed", fake)
+    assert ab.main(["--base", "HEAD", "--repeat", "2", "--key", "ab_test", "--out", str(out), "--", "metaeval", "--version"]) == 1
+    entry = json.loads(out.read_text(encoding="utf-8"))["ab_test"]
+    assert entry["identical_outputs"] is False and entry["ratio_seconds"] == 0.5
+    assert seen == [False, True] * 3  # warm-up, then the sides in turn: base first in every round
+
+
+def test_an_unknown_base_is_a_usage_error(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        ab.main(["--base", "no-such-commit", "--out", str(tmp_path / "r.json"), "--", "metaeval", "--version"])
+    assert stop.value.code == 2 and "no-such-commit" in capsys.readouterr().err
+    assert not (tmp_path / "r.json").exists()
