@@ -219,7 +219,7 @@ def compute_study(
 
     result = StudyResult(spec=spec, store=store)
     corpora: dict[str, Any] = {}
-    segmentations = SegmentationCache(store)  # one for every dataset: each file is read once
+    segmentations = SegmentationCache(store)  # one for every dataset: each file is read once, entries held joined
     for i, dataset in enumerate(spec.datasets):
         if log:
             log(f"[{i + 1}/{len(spec.datasets)}] {dataset.name}")
@@ -235,7 +235,6 @@ def compute_study(
         if "correlations" in spec.analyses:
             result.runs.append((dataset, _correlations(spec, dataset, corpus, found, store, jobs, executor, progress,
                                                        segmentations)))
-            segmentations.compact()
         if "equivalence" in spec.analyses:
             result.equivalence += _equivalence(spec, dataset, corpus, store)
     return result

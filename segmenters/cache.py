@@ -1,6 +1,9 @@
 """A segmentation cache keyed by (segmenter signature, text).
 
-In memory, each distinct text is segmented once per signature. With a ``directory``, the
+In memory, each distinct text is segmented once per signature, and its tokens are held joined
+by single spaces (split again when looked up), so the cache takes about the room of the text
+rather than an object per token, and one cache can serve the datasets of a whole study. With a
+``directory``, the
 tokens also persist across runs, in one append-only file per signature, named by the SHA-256
 of the signature (``seg-<24 hex>.jsonl``). Each line of it is a block: the texts one write
 added, as a JSON object holding the signature, the SHA-256 of the signature and tokens, and
@@ -11,7 +14,7 @@ what is new, not with what the file already holds, and two processes appending a
 keep their blocks.
 
 Every block is checked when its file is read, on the block's own bytes; an entry's tokens are
-checked when the entry is first looked up. A block that was edited or cut short or belongs to
+checked when the entry is looked up. A block that was edited or cut short or belongs to
 another signature, and an entry whose tokens no segmenter returns (an empty token, whitespace
 inside a token), are not trusted: their texts are segmented again and the next write rewrites
 the file without them (to a temporary file in the same folder, moved into place with
@@ -164,8 +167,8 @@ class SegmentationCache:
         return tokens if isinstance(tokens, dict) else None
 
     def _tokens_of(self, signature: str, entries: dict[str, _Entry], text: str) -> tuple[str, ...] | None:
-        """The tokens of ``text`` (None if not cached); an entry read from a file is checked here,
-        once, and dropped if no segmenter could have returned it."""
+        """The tokens of ``text`` (None if not cached); an entry held joined is split and checked
+        here, and dropped if no segmenter could have returned it."""
         entry = entries.get(text)
         if entry is None or type(entry) is tuple:
             return entry
@@ -173,13 +176,26 @@ class SegmentationCache:
         if split is None:
             del entries[text]
             self._reject(signature)
-            return None
-        entries[text] = split
         return split
 
-    def _persist(self, signature: str, new: dict[str, tuple[str, ...]]) -> None:
-        """Write ``new`` entries to ``signature``'s file: appended as one block, or, if the file
-        holds what was not trusted, the whole file written again with every entry in memory."""
+    @staticmethod
+    def _hold(entries: dict[str, _Entry], new: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
+        """Add ``new`` to ``entries``, each held as its tokens joined by spaces (as a file holds
+        them: memory then grows with the text, not with a token object per token) where joining
+        keeps them apart, else as the tokens; returns the joined ones."""
+        joined = {}
+        for text, tokens in new.items():
+            line = _joined(tokens)
+            if line is None:
+                entries[text] = tokens
+            else:
+                entries[text] = joined[text] = line
+        return joined
+
+    def _persist(self, signature: str, joined: dict[str, str]) -> None:
+        """Write new entries (text -> tokens joined by spaces) to ``signature``'s file: appended as
+        one block, or, if the file holds what was not trusted, the whole file written again with
+        every entry in memory."""
         path = self._path(signature)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -192,9 +208,8 @@ class SegmentationCache:
             self._rewrite(path, signature)
             self._to_rewrite.discard(signature)
             return
-        storable = self._storable(new)
-        if storable:
-            self._append(path, _block(signature, storable).encode("utf-8"))
+        if joined:
+            self._append(path, _block(signature, joined).encode("utf-8"))
 
     @staticmethod
     def _storable(entries: Mapping[str, _Entry]) -> dict[str, str]:
@@ -280,20 +295,9 @@ class SegmentationCache:
         if not new:
             return
         self.misses += len(new)
-        entries.update(new)
+        joined = self._hold(entries, new)
         if self.directory is not None:
-            self._persist(signature, new)
-
-    def compact(self) -> None:
-        """Hold every entry in memory as its tokens joined by spaces, as entries read from a file
-        are held until looked up (then checked again), so that a cache shared by several runs
-        holds about what its files hold rather than a token object per token."""
-        for entries in self._tokens.values():
-            for text, entry in entries.items():
-                if type(entry) is tuple:
-                    joined = _joined(entry)
-                    if joined is not None:
-                        entries[text] = joined
+            self._persist(signature, joined)
 
     def segment(self, segmenter: Any, texts: Iterable[str]) -> list[list[str]]:
         """Tokens of each text under ``segmenter``; texts not cached yet are segmented once,
@@ -301,14 +305,16 @@ class SegmentationCache:
         texts = list(texts)
         signature = segmenter.signature()
         entries = self._entries(signature)
-        todo = [text for text in dict.fromkeys(texts) if self._tokens_of(signature, entries, text) is None]
+        found: dict[str, tuple[str, ...] | None] = {text: self._tokens_of(signature, entries, text) for text in dict.fromkeys(texts)}
+        todo = [text for text, tokens in found.items() if tokens is None]
         if todo:
             self.misses += len(todo)
             new = {text: tuple(tokens) for text, tokens in zip(todo, segmenter.segment_many(todo))}
-            entries.update(new)
+            found.update(new)
+            joined = self._hold(entries, new)
             if self.directory is not None:
-                self._persist(signature, new)
-        return [list(entries[text]) for text in texts]
+                self._persist(signature, joined)
+        return [list(found[text] or ()) for text in texts]
 
     def __len__(self) -> int:
         return sum(len(entries) for entries in self._tokens.values())

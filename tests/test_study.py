@@ -285,9 +285,9 @@ def test_the_readme_example_is_a_valid_study_file(tmp_path):
     assert spec.choices["segmenters"] == ("char", "char:nfkc=true", "jieba", "pkuseg") and spec.out == tmp_path / "results" / "zh"
 
 
-def test_a_study_reads_each_segmentation_file_once_and_keeps_entries_compact(tmp_path, data, monkeypatch):
+def test_a_study_reads_each_segmentation_file_once_and_holds_its_entries_joined(tmp_path, data, monkeypatch):
     """One segmentation cache for all datasets: a file is read once per study, not once per
-    dataset, and after each dataset its entries are held joined, as read from a file."""
+    dataset, and its entries are held joined, as in the file."""
     from metaeval.segmenters.cache import SegmentationCache
     from metaeval.studies import compute_study
     from metaeval.studyspec import load_spec
@@ -295,19 +295,15 @@ def test_a_study_reads_each_segmentation_file_once_and_keeps_entries_compact(tmp
     reads: list[str] = []
     read = SegmentationCache._read
     monkeypatch.setattr(SegmentationCache, "_read", lambda self, sig, entries: (reads.append(sig), read(self, sig, entries))[1])
-    compacted: list[int] = []
-    compact = SegmentationCache.compact
-
-    def counting_compact(self):  # noqa: ANN001, ANN202
-        compact(self)
-        compacted.append(sum(type(e) is tuple for entries in self._tokens.values() for e in entries.values()))
-
-    monkeypatch.setattr(SegmentationCache, "compact", counting_compact)
+    caches: list[SegmentationCache] = []
+    init = SegmentationCache.__init__
+    monkeypatch.setattr(SegmentationCache, "__init__", lambda self, *a, **k: (caches.append(self), init(self, *a, **k))[1])
     spec = load_spec(write(tmp_path / "study.toml", spec_text(["bleu"], bootstrap=20)), None)
     result = compute_study(spec, tmp_path / "out" / "store", jobs=1)
-    assert len(result.runs) == 3
+    assert len(result.runs) == 3 and len(caches) == 1
     assert sorted(reads) == sorted(set(reads)) and len(set(reads)) == 3  # char, jieba, char:nfkc=true
-    assert compacted == [0, 0, 0]  # every entry held joined after each dataset
+    held = [entry for entries in caches[0]._tokens.values() for entry in entries.values()]
+    assert held and all(type(entry) is str for entry in held)
     again = compute_study(spec, tmp_path / "out" / "store", jobs=1)  # all from the store and the file
     for (_, first), (_, second) in zip(result.runs, again.runs):
         assert first.results.equals(second.results)

@@ -361,15 +361,17 @@ def test_the_digest_is_checked_on_the_blocks_bytes(tmp_path: Path, monkeypatch) 
     assert SegmentationCache(tmp_path).segment(seg, ["c", "a b"]) == [["c"], ["a", "b"]] and seg.seen == ["c", "a b"]
 
 
-def test_compact_holds_entries_joined_and_gives_the_same_tokens() -> None:
+def test_entries_are_held_joined_and_give_the_same_tokens() -> None:
     class Odd(Counting):
         def __call__(self, text: str) -> list[str]:
             return ["a\tb", "c"] if text == "odd" else text.split()  # a token holding a tab: not joinable
 
     cache, seg = SegmentationCache(), Odd()
-    first = cache.segment(seg, ["a b", "odd", "c"])
-    cache.compact()
+    first = cache.segment(seg, ["a b", "odd", "c", "a b"])
+    assert first == [["a", "b"], ["a\tb", "c"], ["c"], ["a", "b"]]
     entries = cache._tokens[seg.signature()]
     assert entries == {"a b": "a b", "odd": ("a\tb", "c"), "c": "c"}
-    assert cache.segment(seg, ["a b", "odd", "c"]) == first and seg.seen == ["a b", "odd", "c"]
-    assert cache.lookup(seg, ["a b", "x"]) == {"a b": ("a", "b")} and cache.rejected == []
+    assert cache.segment(seg, ["a b", "odd", "c"]) == first[:3] and seg.seen == ["a b", "odd", "c"]
+    cache.store(seg, {"d e": ["d", "e"], "a b": ["x"]})  # a text already held keeps its tokens
+    assert cache.lookup(seg, ["a b", "d e", "x"]) == {"a b": ("a", "b"), "d e": ("d", "e")} and cache.rejected == []
+    assert entries["d e"] == "d e"
