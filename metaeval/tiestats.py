@@ -118,13 +118,20 @@ def _pair_blocks(x: np.ndarray, y: np.ndarray) -> Iterator[tuple[int, np.ndarray
             yield g0, dx, dy, valid
 
 
-def _classify(dx: np.ndarray, dy: np.ndarray, valid: np.ndarray, eps: float) -> tuple[np.ndarray, ...]:
-    """Masks (C, D, Tm, Th, Tb) of a block at metric tie threshold ``eps``."""
+def _tie_masks(dx: np.ndarray, dy: np.ndarray, valid: np.ndarray, eps: float) -> tuple[np.ndarray, ...]:
+    """Masks of a block at metric tie threshold ``eps``: metric tie (``|dx| <= eps``), human tie
+    (``dy == 0``), neither side tied, and the two sides' signs agreeing."""
     with np.errstate(invalid="ignore"):
         metric_tie = valid & (np.abs(dx) <= eps)
         human_tie = valid & (dy == 0)
         both_differ = valid & ~metric_tie & ~human_tie
         agree = (dx > 0) == (dy > 0)
+    return metric_tie, human_tie, both_differ, agree
+
+
+def _classify(dx: np.ndarray, dy: np.ndarray, valid: np.ndarray, eps: float) -> tuple[np.ndarray, ...]:
+    """Masks (C, D, Tm, Th, Tb) of a block at metric tie threshold ``eps``."""
+    metric_tie, human_tie, both_differ, agree = _tie_masks(dx, dy, valid, eps)
     return both_differ & agree, both_differ & ~agree, metric_tie & ~human_tie, human_tie & ~metric_tie, metric_tie & human_tie
 
 
@@ -290,13 +297,7 @@ def _block_tallies(x: np.ndarray, y: np.ndarray, eps: float, sums: tuple[str, ..
         rows = slice(a0, a0 + len(xa))
         dx = xa[:, :, None, None] - x[None, None, :, :]
         dy = ya[:, :, None, None] - y[None, None, :, :]
-        with np.errstate(invalid="ignore"):
-            valid = ~np.isnan(dx) & ~np.isnan(dy)
-            metric_tie = valid & (np.abs(dx) <= eps)
-            human_tie = valid & (dy == 0)
-            if _CORRECT in sums or _SIGN in sums:
-                both_differ = valid & ~metric_tie & ~human_tie
-                agree = (dx > 0) == (dy > 0)
+        metric_tie, human_tie, both_differ, agree = _tie_masks(dx, dy, ~np.isnan(dx) & ~np.isnan(dy), eps)
         if _CORRECT in sums:
             out[_CORRECT][rows] = ((both_differ & agree) | (metric_tie & human_tie)).sum(axis=(1, 3))
         if _SIGN in sums:
