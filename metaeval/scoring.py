@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import functools
-from itertools import repeat
 import os
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -354,13 +354,13 @@ class _StatsStore:
     """
 
     def __init__(self, store, corpus: Corpus) -> None:  # noqa: ANN001
-        from metaeval.store import references_digest, text_digest
+        from metaeval.store import reference_sets_digest, references_digest, text_digest
 
         self.store = store
         self.refs = references_digest(corpus)
         refs_list = corpus.refs_list()
         #: With several references: the digest each would have as the only reference of a corpus.
-        self.each_ref = [text_digest(["\x1e"] + list(ref)) for ref in refs_list] if len(refs_list) > 1 else []
+        self.each_ref = [reference_sets_digest([ref]) for ref in refs_list] if len(refs_list) > 1 else []
         self.hyps = {name: text_digest(hyps) for name, hyps in corpus.systems.items()}
 
     def key(self, seg_signature: str, metric_signature: str, system: str, refs: str | None = None) -> str:

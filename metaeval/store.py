@@ -23,7 +23,7 @@ import os
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -44,10 +44,15 @@ def text_digest(texts: Iterable[str]) -> str:
     return h.hexdigest()
 
 
+def reference_sets_digest(refs: Iterable[Sequence[str]]) -> str:
+    """:func:`text_digest` of reference texts, reference set after reference set (each set
+    preceded by a separator), as the keys of stored statistics use it."""
+    return text_digest(t for ref in refs for t in ["\x1e"] + list(ref))
+
+
 def references_digest(corpus: Any) -> str:
-    """:func:`text_digest` of a corpus's reference texts, reference set after reference set
-    (each set preceded by a separator), as the keys of stored statistics use it."""
-    return text_digest(t for ref in corpus.refs_list() for t in ["\x1e"] + list(ref))
+    """:func:`reference_sets_digest` of a corpus's references."""
+    return reference_sets_digest(corpus.refs_list())
 
 
 def key_digest(key: str) -> str:
@@ -148,4 +153,4 @@ def as_store(store: "Store | str | os.PathLike[str] | None") -> Store | None:
     return Store(store)
 
 
-__all__ = ["FORMAT", "Store", "as_store", "key_digest", "references_digest", "text_digest"]
+__all__ = ["FORMAT", "Store", "as_store", "key_digest", "reference_sets_digest", "references_digest", "text_digest"]
