@@ -381,6 +381,8 @@ class _StatsStore:
         combine = getattr(metric, "combine_references", None)  # a plug-in metric may lack it
         if self.store is None or not self.each_ref or combine is None:
             return None
+        if getattr(type(metric), "combine_references", None) is Metric.combine_references:
+            return None  # the default never combines (BLEU, NIST, GTM): nothing to read
         per_reference = []
         for digest in self.each_ref:
             stats = self.get(seg_signature, metric_signature, system, n_seg, refs=digest)

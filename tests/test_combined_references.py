@@ -75,3 +75,18 @@ def test_a_run_on_both_references_reads_what_runs_on_each_stored(two_references,
     calls.clear()
     again = score_corpus(two_references, ["char"], metrics, store=only_a)
     assert calls == [2, 2, 2] and np.array_equal(again.configs[1].stats, fresh.configs[1].stats)
+
+
+def test_a_metric_that_never_combines_reads_no_single_reference_statistics(two_references, tmp_path, monkeypatch):
+    from metaeval.store import Store
+
+    for name in two_references.references:
+        score_corpus(two_references.subset(references=[name]), ["char"], ["bleu", "ter"], store=tmp_path)
+    asked: list[str] = []
+    get = Store.get
+    monkeypatch.setattr(Store, "get", lambda self, kind, key: (asked.append(key.split("\n")[0]), get(self, kind, key))[1])
+    score_corpus(two_references, ["char"], ["bleu", "ter"], store=tmp_path)
+    bleu, ter = (get_metric(m).signature() for m in ("bleu", "ter"))
+    systems = len(two_references.system_names)
+    assert asked.count(bleu) == systems  # its own key only: BLEU does not combine references
+    assert asked.count(ter) == 3 * systems  # its own key, then each reference's
