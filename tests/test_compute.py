@@ -1,13 +1,15 @@
-"""Worker pools: the size of --jobs, what a worker does with signals, and a missing Dask."""
+"""Worker pools: the size of --jobs, what a worker does with signals and BLAS threads, and a missing Dask."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
+import numpy  # noqa: F401 - loads the BLAS library that the pool limits
 import pytest
+from threadpoolctl import threadpool_info, threadpool_limits
 
-from metaeval.compute import local_jobs, workers
+from metaeval.compute import local_jobs, process_pool, workers
 from metaeval.errors import MissingDependencyError, UsageError
 
 
@@ -48,3 +50,19 @@ def test_a_scheduler_without_dask_installed_names_the_package(monkeypatch):
     with pytest.raises(MissingDependencyError, match=r"--scheduler needs Dask's distributed package: pip install 'metaeval\[dask\]'"):
         with workers(2, "tcp://127.0.0.1:1"):
             pass
+
+
+def blas_threads() -> list[int]:
+    """Threads of every BLAS library loaded in this process."""
+    return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+
+def test_blas_runs_one_thread_in_the_workers_and_here_while_a_pool_runs():
+    """The process pool's workers compete for the cores with this process: BLAS gets one thread
+    in each, and this process's limit comes back when the pool ends."""
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert blas_threads() and set(blas_threads()) == {2}
+        with process_pool(2) as pool:
+            assert set(blas_threads()) == {1}
+            assert {n for worker in [pool.submit(blas_threads) for _ in range(4)] for n in worker.result()} == {1}
+        assert set(blas_threads()) == {2}
