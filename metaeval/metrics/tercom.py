@@ -35,8 +35,9 @@ and joined after the last one with the exact suffix distances of a reversed pass
 shift when it exceeds what the shift would need to be taken (the beam can only raise a cost, so
 this never drops a shift tercom would take); (b) otherwise restart tercom's beam search at the
 first changed column, from the stored columns of the current alignment, and abandon it as soon
-as its cost so far plus the exact distance of the unchanged remainder exceeds that limit;
-(c) skip candidates already scored in the same round (same block and destination give the
+as its cost so far plus the exact distance of the unchanged remainder exceeds that limit, or
+finish it as soon as a column after the shifted block equals the stored one up to a constant
+(the rest of the search is then the stored one's, shifted by that constant); (c) skip candidates already scored in the same round (same block and destination give the
 same result). After a shift, the alignment is recomputed from the first changed column only.
 The beam search exists twice, once recording the alignment and once only scoring with the
 cut-off, so that the scoring loop carries no recording work.
@@ -143,16 +144,34 @@ def _record_columns(seq, ref, k, col, nxt, lo, hi, cur_best, cur_fg, cur_lg, col
 
 @njit(cache=True)
 def _eval_columns(seq, ref, k, col, nxt, lo, hi, cur_best, cur_fg, cur_lg, check_from, limit, sfx, smin, sfx_ok,
-                  rpv, rmv):
+                  rpv, rmv, col_in, in_lo, in_hi, state, med):
     """The values of :func:`_record_columns` from column ``k``, recording nothing, with a cut-off.
 
-    The search stops and returns ``_INF`` once every expanded cell of a column
-    ``j >= check_from`` has cost + ``sfx[j, i]`` above ``limit`` (``sfx`` rows are filled on
-    first use, see :func:`_suffix_row`). ``col`` and ``nxt`` are left all ``_UNSET``.
+    ``seq`` equals the current hypothesis from column ``check_from`` on, whose recorded columns
+    (``col_in``, ``in_lo``, ``in_hi``, ``state``) end at cost ``med``. The search stops
+
+    - and returns ``_INF`` once every expanded cell of a column ``j >= check_from`` has cost +
+      ``sfx[j, i]`` above ``limit`` (``sfx`` rows are filled on first use, see :func:`_suffix_row`);
+    - and returns ``med + delta`` once a column ``j >= check_from`` enters with the recorded
+      column's rows, beam state and values, each plus one ``delta``: every later step then
+      repeats the recorded one plus ``delta`` (the beam compares costs with each other only).
+
+    ``col`` and ``nxt`` are left all ``_UNSET``.
     """
     hl = seq.shape[0]
     rl = ref.shape[0]
     for j in range(k, hl):
+        if j >= check_from and lo == in_lo[j] and hi == in_hi[j] and cur_fg == state[j, 1] and cur_lg == state[j, 2]:
+            delta = cur_best - state[j, 0]
+            rejoined = True
+            for r in range(lo, hi + 1):
+                if col[r] != col_in[j, r] + delta and (col[r] != _UNSET or col_in[j, r] != _UNSET):
+                    rejoined = False
+                    break
+            if rejoined:
+                for r in range(lo, hi + 1):
+                    col[r] = _UNSET
+                return med + delta
         thr = cur_best + BEAM_WIDTH
         cur_best = _INF
         fg = cur_fg
@@ -636,7 +655,7 @@ def _pair_edits(hyp, ref, col_buf, path_buf, sfx_buf, cand_buf, stop):
                             col[r] = col_in[first, r]
                         edits = _eval_columns(arr, rloc, first, col, nxt, in_lo[first], in_hi[first],
                                               state[first, 0], state[first, 1], state[first, 2], last + 1, limit,
-                                              sfx, smin, sfx_ok, rpv, rmv)
+                                              sfx, smin, sfx_ok, rpv, rmv, col_in, in_lo, in_hi, state, med)
                         gain = (best_edits + best_cost) - (edits + 1)
                         if gain > 0 or (best_cost == 0 and gain == 0):
                             best = q

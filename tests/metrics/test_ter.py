@@ -255,3 +255,55 @@ def test_bit_parallel_columns_equal_plain_edit_distance(hyp, ref):
         bits = [(int(pv[j, k >> 6]) >> (k & 63) & 1) - (int(mv[j, k >> 6]) >> (k & 63) & 1) for k in range(len(r))]
         assert list(np.cumsum([j] + bits)) == expected[j]
 
+
+
+@st.composite
+def shifted_pairs(draw) -> tuple[list[int], list[int]]:  # noqa: ANN001
+    """A reference of few token types and a hypothesis made from it by moving blocks and
+    changing tokens: many candidate shifts, some of which lower the edits."""
+    ref = draw(st.lists(st.integers(0, 5), min_size=30, max_size=150))
+    hyp = list(ref)
+    for _ in range(draw(st.integers(1, 4))):
+        start = draw(st.integers(0, len(hyp) - 1))
+        block = hyp[start : start + draw(st.integers(1, 6))]
+        del hyp[start : start + len(block)]
+        at = draw(st.integers(0, len(hyp)))
+        hyp[at:at] = block
+    for _ in range(draw(st.integers(0, 8))):
+        hyp[draw(st.integers(0, len(hyp) - 1))] = draw(st.integers(0, 7))
+    return hyp, ref
+
+
+@settings(max_examples=40, deadline=None)
+@given(pair=shifted_pairs())
+def test_a_candidate_search_that_rejoins_the_recorded_columns_scores_as_the_full_search(pair):
+    """Scoring a candidate shift ends once its beam columns rejoin the current alignment's up to
+    a constant. Every candidate is scored twice here, once as the kernel does and once with no
+    recorded column to rejoin (the search then runs to its end or its cut-off): the scores agree,
+    and so do the total edits."""
+    from metaeval.metrics import tercom
+
+    hyp, ref = pair
+
+    compiled = tercom._eval_columns
+
+    def both_ways(*args):  # noqa: ANN002, ANN202
+        col, nxt, in_lo = args[3], args[4], args[18]
+        col0, nxt0 = col.copy(), nxt.copy()
+        quick = compiled(*args)
+        col[:], nxt[:] = col0, nxt0
+        nowhere = np.full_like(in_lo, -2)  # no column is ever entered with these bounds
+        full = compiled(*args[:18], nowhere, *args[19:])
+        assert quick == full or min(quick, full) > args[11]  # equal, or both over the limit
+        return quick
+
+    h, r = np.array(hyp, dtype=np.int64), np.array(ref, dtype=np.int64)
+    expected = tercom.pair_edits([h], [r])[0]
+    cells = (len(h) + 2) * (len(r) + 2)
+    buffers = (np.empty(cells, np.int64), np.empty(cells, np.int8), np.empty(cells, np.int64), np.empty((256, 4), np.int64))
+    tercom._eval_columns = both_ways
+    try:
+        got = tercom._pair_edits.py_func(h, r, *buffers, np.zeros(1, np.int64))
+    finally:
+        tercom._eval_columns = compiled
+    assert got == expected
