@@ -414,6 +414,7 @@ def run(
     n_bootstrap: int | None = None,
     doc_level: bool = False,
     segmentation_cache: Any = None,
+    keep_models: bool = False,
     **statistics_options: Any,
 ) -> Study:
     """The whole study: read, segment, score, correlate, answer: ``metaeval run`` in Python.
@@ -447,6 +448,9 @@ def run(
         segmentation_cache: a :class:`~metaeval.segmenters.cache.SegmentationCache` shared by
             several runs (a study's datasets), so its files are read once; by default each run
             reads the one in ``cache_dir``.
+        keep_models: the workers of the ``executor``'s local pool keep the segmentation models
+            they load, for the next run on the same pool (a study's datasets); by default they
+            drop them and go on scoring with less memory.
         n_bootstrap: former name of ``bootstrap`` (deprecated).
         doc_level: also the segment-level statistics over documents (``--doc-level``): the
             corpus's ``docs.tsv`` gives the documents (:mod:`metaeval.doclevel`).
@@ -479,7 +483,8 @@ def run(
     segs = list(segmenters) if segmenters else list(default_segmenters(corpus_obj.target_lang))
     mets = list(metrics) if metrics else list(DEFAULT_METRICS)
     scored = score_corpus(corpus_obj, segs, mets, executor=executor, jobs=jobs, progress=progress,
-                          cache=segmentation_cache if segmentation_cache is not None else cache_dir, store=cache_dir)
+                          cache=segmentation_cache if segmentation_cache is not None else cache_dir, store=cache_dir,
+                          keep_models=keep_models)
     results, samples = correlate(
         scored,
         human,

@@ -412,6 +412,7 @@ def score_corpus(
     progress: ProgressCallback | None = None,
     cache=None,  # noqa: ANN001 - a SegmentationCache, or a folder for one
     store=None,  # noqa: ANN001 - a metaeval.store.Store, or a folder for one
+    keep_models: bool = False,
 ) -> ScoreResult:
     """Score every system of ``corpus`` with every (segmenter, metric) pair.
 
@@ -426,7 +427,9 @@ def score_corpus(
     segment and across segmenters that split it identically. ``cache`` is a
     :class:`segmenters.cache.SegmentationCache` or a folder to keep one in; ``store`` (a
     :class:`metaeval.store.Store` or a folder) keeps the per-segment statistics by content
-    hash: a segmenter whose statistics are all stored is not even run.
+    hash: a segmenter whose statistics are all stored is not even run. ``keep_models``: the
+    workers of a local pool keep the segmentation models they load, for later runs on the same
+    pool (a study's datasets); by default they drop them and score with less memory.
     """
     from metaeval.store import as_store
 
@@ -509,7 +512,7 @@ def score_corpus(
         known = cache.lookup(seg, unique) if cache is not None else {}
         todo = [t for t in unique if t not in known]
         here = functools.partial(_segment_with_progress, seg, specs[k], todo, jobs, executor, progress)
-        work = segmenting.start(seg, specs[k], todo, jobs=jobs, executor=executor, here=here)
+        work = segmenting.start(seg, specs[k], todo, jobs=jobs, executor=executor, here=here, keep_model=keep_models)
         if progress and work.futures:
             progress(f"segmenting {getattr(seg, 'name', 'texts')}", 0, len(todo))
         started[k] = (work, todo, known)

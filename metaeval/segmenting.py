@@ -13,7 +13,8 @@ gives the tokens, so that segmentation overlaps with scoring. Where the chunks r
 - with a local process pool (``--jobs`` > 1), the whole segmentation of one segmenter is one
   task: the worker loads the model once, segments a first slice, and forks ``jobs - 1``
   processes from itself for the rest, so they share the loaded model (copy on write; pkuseg is
-  about 800 MB) instead of loading one each, and drops the model when the task is done. Every
+  about 800 MB) instead of loading one each, and drops the model when the task is done, unless
+  asked to keep it (``keep_model``: a study's later datasets use it again). Every
   segmenter is started at once, so a slow model loads and segments while this process scores
   the segmenters already done;
 - with ``jobs > 1`` and no pool (:func:`segment_texts`), the model is loaded here first and
@@ -52,14 +53,18 @@ def get_segmenter(item: Any) -> Any:
     return item
 
 
-def _segment_task(key: str, spec: str | None, texts: Sequence[str], parts: int = 1) -> tuple[str, list[list[str]]]:
+def _segment_task(key: str, spec: str | None, texts: Sequence[str], parts: int = 1,
+                  keep: bool = False) -> tuple[str, list[list[str]]]:
     """Tokens of ``texts`` in a worker, with the signature of the segmenter that made them;
-    ``parts > 1`` forks ``parts - 1`` processes from this worker once its model is loaded."""
+    ``parts > 1`` forks ``parts - 1`` processes from this worker once its model is loaded, and
+    then drops the model unless ``keep``."""
     seg = _WORKER_SEGMENTERS.get(key)
     if seg is None:
         if spec is None:
             raise MetaevalError(f"segmenter {key!r} is not known in this worker")
         seg = _WORKER_SEGMENTERS[key] = get_segmenter(spec)
+    if parts > 1 and keep:
+        return seg.signature(), interned(segment_texts(seg, None, texts, jobs=parts))
     if parts > 1:
         # A local pool's task: all of this segmenter's texts at once. The worker goes on to
         # score without the model, so its memory (pkuseg's is about 750 MB) is given back now.
@@ -109,10 +114,10 @@ class Pending:
 
 
 def start(seg: Any, spec: str | None, texts: Sequence[str], *, jobs: int = 1,
-          executor: cf.Executor | None = None, here: Any = None) -> Pending:
+          executor: cf.Executor | None = None, here: Any = None, keep_model: bool = False) -> Pending:
     """Begin segmenting ``texts`` (distinct texts) with ``seg``; see the module docstring for
     where. ``here()`` computes the tokens in this process when no worker takes them (default:
-    :func:`segment_texts`)."""
+    :func:`segment_texts`). ``keep_model``: a local pool's worker keeps the model it loaded."""
     texts = list(texts)
     signature = seg.signature()
     local = here or (lambda: segment_texts(seg, spec, texts, jobs=jobs))
@@ -121,7 +126,7 @@ def start(seg: Any, spec: str | None, texts: Sequence[str], *, jobs: int = 1,
     if isinstance(executor, cf.ProcessPoolExecutor):
         if jobs <= 1:
             return Pending(signature, compute=local)
-        return Pending(signature, [executor.submit(_segment_task, signature, spec, texts, jobs)])
+        return Pending(signature, [executor.submit(_segment_task, signature, spec, texts, jobs, keep_model)])
     return Pending(signature, _chunk_tasks(executor, signature, spec, texts, jobs))
 
 

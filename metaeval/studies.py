@@ -219,7 +219,9 @@ def compute_study(
 
     result = StudyResult(spec=spec, store=store)
     corpora: dict[str, Any] = {}
-    segmentations = SegmentationCache(store)  # one for every dataset: each file is read once, entries held joined
+    # One segmentation cache for every dataset (each file is read once, entries held joined);
+    # with several datasets, the pool's workers keep the segmentation models they load.
+    segmentations = SegmentationCache(store)
     for i, dataset in enumerate(spec.datasets):
         if log:
             log(f"[{i + 1}/{len(spec.datasets)}] {dataset.name}")
@@ -255,7 +257,7 @@ def _correlations(spec, dataset, corpus, found, store, jobs, executor, progress,
         kinds=list(kinds) if kinds else None, tie_policy=s["tie_policy"], threshold=s["threshold"],
         bootstrap=s["bootstrap"], seed=s["seed"], missing=s["missing"], jobs=jobs, executor=executor,
         cache_dir=store, progress=progress, doc_level=s["doc_level"], segmentation_cache=segmentations,
-        **evaluate_options(spec, dataset),
+        keep_models=len(spec.datasets) > 1, **evaluate_options(spec, dataset),
     )  # fmt: skip
 
 

@@ -121,6 +121,21 @@ def test_a_local_pool_task_releases_the_model_when_done(monkeypatch):
         segmenting._WORKER_SEGMENTERS.pop("releasing|1", None)
 
 
+def test_a_local_pool_task_asked_to_keep_the_model_keeps_it_for_the_next_task(monkeypatch):
+    """A study's later datasets use the same models: the worker keeps what it loaded."""
+    built = []
+    monkeypatch.setattr(segmenting, "get_segmenter", lambda spec: built.append(spec) or _Releasing())
+    monkeypatch.setattr(_Releasing, "released", 0)
+    try:
+        for texts in (["ab", "c"], ["d"]):
+            signature, tokens = segmenting._segment_task("releasing|1", "releasing", texts, parts=2, keep=True)
+            assert tokens == [list(t) for t in texts]
+        assert built == ["releasing"]  # built (loaded) once for both tasks
+        assert _Releasing.released == 0 and "releasing|1" in segmenting._WORKER_SEGMENTERS
+    finally:
+        segmenting._WORKER_SEGMENTERS.pop("releasing|1", None)
+
+
 def test_pkuseg_released_and_loaded_again_gives_the_same_tokens():
     pytest.importorskip("pkuseg")
     from metaeval.segmenters import pkuseg_adapter

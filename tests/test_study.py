@@ -307,3 +307,21 @@ def test_a_study_reads_each_segmentation_file_once_and_holds_its_entries_joined(
     again = compute_study(spec, tmp_path / "out" / "store", jobs=1)  # all from the store and the file
     for (_, first), (_, second) in zip(result.runs, again.runs):
         assert first.results.equals(second.results)
+
+
+def test_the_workers_keep_segmentation_models_across_a_studys_datasets(tmp_path, data, monkeypatch):
+    """With several datasets, a local pool's workers keep the models they load (the next dataset
+    needs them again); a single run drops them, to score with less memory."""
+    from metaeval import api, segmenting
+    from metaeval.studies import compute_study
+    from metaeval.studyspec import load_spec
+
+    asked: list[bool] = []
+    start = segmenting.start
+    monkeypatch.setattr(segmenting, "start", lambda *a, keep_model=False, **k: (asked.append(keep_model), start(*a, **k))[1])
+    spec = load_spec(write(tmp_path / "study.toml", spec_text(["bleu"], bootstrap=20)), None)
+    compute_study(spec, tmp_path / "out" / "store", jobs=1)
+    assert len(asked) == 7 and all(asked)  # 2 + 2 + 3 segmenters
+    asked.clear()
+    api.run(data / "a", ["char"], ["bleu"], bootstrap=20)
+    assert asked == [False]
