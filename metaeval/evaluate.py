@@ -521,6 +521,11 @@ def _items(
     kind_list = _resolve_kinds(judgments, kinds)
     if store is not None:
         return _items_stored(configs, judgments, kind_list, settings, store, progress, executor)
+    first = _first_with_same_scores(configs)
+    if len(set(first)) < len(configs):
+        distinct = [configs[i] for i in sorted(set(first))]
+        computed = _items(distinct, judgments, kind_list, settings, progress, executor=executor)
+        return _copied_to_twins(configs, first, computed)
     if not settings.n_bootstrap:
         return _items_on(configs, judgments, kind_list, settings, seg_ids, None, progress)
     rng = np.random.default_rng(settings.seed)
@@ -552,6 +557,28 @@ def _items(
             low, high = percentile_ci(joined, settings.ci) if item.result.defined else (math.nan, math.nan)
             item.result = dataclasses.replace(item.result, samples=joined, ci_low=low, ci_high=high)
     return merged
+
+
+def _first_with_same_scores(configs: Sequence[ConfigScores]) -> list[int]:
+    """For each configuration, the first one with the same metric, scores, statistics,
+    systems, segments and direction (itself if none): its items are the same but for the
+    name. chrF, which ignores spaces, gives such twins under every segmenter."""
+    first: dict[str, int] = {}
+    return [first.setdefault(_config_digest(c, named=False), i) for i, c in enumerate(configs)]
+
+
+def _copied_to_twins(configs: Sequence[ConfigScores], first: list[int],
+                     computed: list[tuple[_Item, list[str]]]) -> list[tuple[_Item, list[str]]]:
+    """The items of every configuration, in order, from those ``computed`` for the first of
+    each group of twins (:func:`_first_with_same_scores`)."""
+    of: dict[int, list[tuple[_Item, list[str]]]] = {}
+    for item, dropped in computed:
+        of.setdefault(id(item.config), []).append((item, dropped))
+    out = []
+    for config, source in zip(configs, first):
+        for item, dropped in of.get(id(configs[source]), []):
+            out.append((dataclasses.replace(item, config=config), list(dropped)))
+    return out
 
 
 #: Blocks of bootstrap resamples evaluated at once by an executor's workers (the next block's
@@ -630,13 +657,15 @@ def _items_task(
     return out
 
 
-def _config_digest(config: ConfigScores) -> str:
-    """SHA-256 of what a configuration's items depend on from its side: name, systems,
-    segments, direction, and its scores and statistics."""
+def _config_digest(config: ConfigScores, named: bool = True) -> str:
+    """SHA-256 of what a configuration's items depend on from its side: name (or, not
+    ``named``, only the metric spec, which fixes how resampled statistics become scores),
+    systems, segments, direction, and its scores and statistics."""
     import hashlib
 
     h = hashlib.sha256()
-    for part in (config.config, "\x1f".join(config.systems), "\x1f".join(config.seg_ids), repr(config.higher_is_better)):
+    for part in (config.config if named else config.metric, "\x1f".join(config.systems), "\x1f".join(config.seg_ids),
+                 repr(config.higher_is_better)):
         h.update(part.encode("utf-8", "surrogatepass") + b"\x1e")
     for array in (config.seg_scores, config.sys_scores, config.stats):
         h.update(b"-" if array is None else np.ascontiguousarray(array, dtype=float).tobytes())

@@ -261,3 +261,23 @@ def test_wmt24_esa_with_a_length_metric(wmt24) -> None:  # noqa: ANN001
     rank_row = pick(from_ranks, statistic="consistency")
     for column in ("value", "n", "concordant", "discordant", "metric_ties", "human_ties"):
         assert rank_row[column] == esa_row[column], column
+
+
+def test_configurations_with_the_same_scores_are_evaluated_once(monkeypatch) -> None:
+    """chrF ignores spaces, so its scores are the same under every segmenter: such twins (same
+    metric, scores and statistics) are evaluated once, and each gets the numbers it would get alone."""
+    import metaeval.evaluate as evaluate_module
+
+    judg, good, bad, _ = random_setup()
+    twin = config(good.seg_scores.copy(), good.systems, "good", segmenter="jieba")
+    evaluated: list[list[str]] = []
+    items_on = evaluate_module._items_on
+    monkeypatch.setattr(evaluate_module, "_items_on",
+                        lambda configs, *a, **k: evaluated.append([c.config for c in configs]) or items_on(configs, *a, **k))
+    table = evaluate([good, bad, twin], judg, n_bootstrap=200)
+    assert evaluated == [["good|char", "bad|char"]]
+    alone = evaluate([twin], judg, n_bootstrap=200)
+    got = table[table["segmenter"] == "jieba"].drop(columns=["rank", "cluster"], errors="ignore").reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, alone.drop(columns=["rank", "cluster"], errors="ignore").reset_index(drop=True),
+                                  check_exact=True)
+    assert len(got) == len(table[table["segmenter"] == "char"]) / 2 > 0
