@@ -27,12 +27,15 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import functools
 import os
 import signal
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 from metaeval.errors import MetaevalError, MissingDependencyError, UsageError
+
+_T = TypeVar("_T")
 
 
 def local_jobs(jobs: int) -> int:
@@ -63,6 +66,17 @@ def one_blas_thread() -> contextlib.AbstractContextManager:
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(limits=1, user_api="blas")
+
+
+def with_one_blas_thread(function: Callable[..., _T]) -> Callable[..., _T]:
+    """``function`` run with BLAS limited to one thread (:func:`one_blas_thread`)."""
+
+    @functools.wraps(function)
+    def limited(*args: Any, **kwargs: Any) -> _T:
+        with one_blas_thread():
+            return function(*args, **kwargs)
+
+    return limited
 
 
 def _worker_init() -> None:
@@ -143,4 +157,4 @@ def _dask_client(scheduler: str):  # noqa: ANN202
         client.close()
 
 
-__all__ = ["local_jobs", "one_blas_thread", "process_pool", "stop_pool", "workers"]
+__all__ = ["local_jobs", "one_blas_thread", "process_pool", "stop_pool", "with_one_blas_thread", "workers"]

@@ -51,6 +51,7 @@ from metaeval.correlation import (
     significance_clusters,
     system_correlation,
 )
+from metaeval.compute import with_one_blas_thread
 from metaeval.errors import UsageError
 from metaeval.scoretable import ConfigScores
 from metaeval.syspairs import (
@@ -806,6 +807,7 @@ def _items_stored(configs, judgments, kind_list, settings, store, progress, exec
     return [pair for i in range(len(configs)) for pair in found[i]]
 
 
+@with_one_blas_thread
 def _items_on(
     configs: Sequence[ConfigScores],
     judgments: Judgments,
@@ -815,7 +817,9 @@ def _items_on(
     indices: np.ndarray | None,
     progress: Progress | None,
 ) -> list[tuple[_Item, list[str]]]:
-    """The items of every configuration on one block of bootstrap resamples (None: none)."""
+    """The items of every configuration on one block of bootstrap resamples (None: none),
+    computed with one BLAS thread wherever this runs: more threads split the weighted sums of
+    the resamples differently, which would move the last digits with the machine's cores."""
     weights = None if indices is None else resample_weights(indices, len(seg_ids))
     humans: dict[tuple[str, tuple[str, ...]], _Human] = {}
     out: list[tuple[_Item, list[str]]] = []

@@ -281,3 +281,18 @@ def test_configurations_with_the_same_scores_are_evaluated_once(monkeypatch) -> 
     pd.testing.assert_frame_equal(got, alone.drop(columns=["rank", "cluster"], errors="ignore").reset_index(drop=True),
                                   check_exact=True)
     assert len(got) == len(table[table["segmenter"] == "char"]) / 2 > 0
+
+
+def test_the_numbers_do_not_depend_on_the_threads_blas_may_use(wmt24) -> None:  # noqa: ANN001
+    """Bootstrap samples are weighted sums that BLAS splits differently over more threads; the
+    items are computed with one BLAS thread wherever they run (this process, a pool's worker, a
+    Dask worker), so a machine's core count or --jobs cannot move a digit."""
+    from threadpoolctl import threadpool_limits
+
+    _, judg, toy = wmt24
+    tables = []
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads, user_api="blas"):
+            tables.append(evaluate([toy], judg, ["esa"], statistics=["pearson", "sys:pearson", "sys:soft_pairwise_accuracy"],
+                                   n_bootstrap=300))
+    pd.testing.assert_frame_equal(tables[0], tables[1], check_exact=True)
