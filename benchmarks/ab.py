@@ -17,7 +17,9 @@ change of the machine's speed during the command reaches both alike. Wall and CP
 
 The two sides must produce the same bytes: the standard output of every run, and every file
 written under ``{tmp}`` except ``store/`` and ``runtime.json`` (they hold cached pieces and
-timings; ``{cache}`` is not compared either); the command fails otherwise. The figures go under ``--key`` (default ``ab``) of
+timings; ``{cache}`` is not compared either); the command fails otherwise, and the figures are still
+written, marked as differing (with ``--why-different TEXT`` beside them when the change of bytes is
+intended and explained). The figures go under ``--key`` (default ``ab``) of
 ``benchmarks/results.json`` (read, update that key only, atomic replace).
 """
 
@@ -81,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--key", default="ab", help="key of benchmarks/results.json to write")
     parser.add_argument("--warmup", default=None, help='"MODULE ARG ..." run once untimed on each side (default: the command)')
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results.json")
+    parser.add_argument("--why-different", default=None,
+                        help="when outputs are expected to differ: why, stored beside the figures and shown with them")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- MODULE ARG ...")
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -125,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         "ratio_seconds": median["this"]["seconds"] / median["base"]["seconds"],
         "ratio_cpu_seconds": median["this"]["cpu_seconds"] / median["base"]["cpu_seconds"],
     }  # fmt: skip
+    if args.why_different and not same:
+        result["why_different"] = args.why_different
     update_key(args.key, result, args.out)
     print(f"{result['command']}: base {commit[:7]} {median['base']['seconds']:.1f} s ({median['base']['cpu_seconds']:.1f} CPU-s), "
           f"this {median['this']['seconds']:.1f} s ({median['this']['cpu_seconds']:.1f} CPU-s): "

@@ -182,7 +182,8 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
                 f"(`python -m benchmarks.ab`, key `{key}`; medians of {ab['repeat']}; {_load_text(ab)}): "
                 f"{ab['median']['this']['seconds']:.1f} s ({ab['median']['this']['cpu_seconds']:.1f} CPU-s) against "
                 f"{ab['median']['base']['seconds']:.1f} s ({ab['median']['base']['cpu_seconds']:.1f} CPU-s), "
-                f"**{ab['ratio_seconds']:.2f}×** the time; outputs {'byte-identical' if ab['identical_outputs'] else 'DIFFERENT'}."]
+                f"**{ab['ratio_seconds']:.2f}×** the time; outputs {'byte-identical' if ab['identical_outputs'] else 'DIFFERENT'}."
+                + (f" Why: {ab['why_different']}" if not ab["identical_outputs"] and ab.get("why_different") else "")]
     seg = segmenter_rows(results)
     if seg:
         t = results["segmenter_throughput"]

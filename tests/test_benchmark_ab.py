@@ -50,7 +50,16 @@ def test_outputs_that_differ_fail_the_comparison(tmp_path, monkeypatch):
     assert ab.main(["--base", "HEAD", "--repeat", "2", "--key", "ab_test", "--out", str(out), "--", "metaeval", "--version"]) == 1
     entry = json.loads(out.read_text(encoding="utf-8"))["ab_test"]
     assert entry["identical_outputs"] is False and entry["ratio_seconds"] == 0.5
+    assert "why_different" not in entry
     assert seen == [False, True] * 3  # warm-up, then the sides in turn: base first in every round
+    # An intended change of bytes is still a failure, with its explanation stored and shown.
+    assert ab.main(["--base", "HEAD", "--repeat", "1", "--key", "ab_test", "--out", str(out), "--why-different", "rounding",
+                    "--", "metaeval", "--version"]) == 1
+    entry = json.loads(out.read_text(encoding="utf-8"))["ab_test"]
+    assert entry["why_different"] == "rounding"
+    from benchmarks import readme
+
+    assert "outputs DIFFERENT. Why: rounding" in readme.section(json.loads(out.read_text(encoding="utf-8")), None)
 
 
 def test_an_unknown_base_is_a_usage_error(tmp_path, capsys):
