@@ -63,19 +63,19 @@ def _segment_task(key: str, spec: str | None, texts: Sequence[str], parts: int =
         if spec is None:
             raise MetaevalError(f"segmenter {key!r} is not known in this worker")
         seg = _WORKER_SEGMENTERS[key] = get_segmenter(spec)
-    if parts > 1 and keep:
-        return seg.signature(), interned(segment_texts(seg, None, texts, jobs=parts))
     if parts > 1:
-        # A local pool's task: all of this segmenter's texts at once. The worker goes on to
-        # score without the model, so its memory (pkuseg's is about 750 MB) is given back now.
+        # A local pool's task: all of this segmenter's texts at once. Unless the model is kept
+        # for later tasks, the worker goes on to score without it, so its memory (pkuseg's is
+        # about 750 MB) is given back now.
         try:
             return seg.signature(), interned(segment_texts(seg, None, texts, jobs=parts))
         finally:
-            release = getattr(_WORKER_SEGMENTERS.pop(key), "release", None)
-            if callable(release):
-                release()
-            del seg
-            gc.collect()
+            if not keep:
+                release = getattr(_WORKER_SEGMENTERS.pop(key), "release", None)
+                if callable(release):
+                    release()
+                del seg
+                gc.collect()
     return seg.signature(), interned(seg.segment_many(list(texts)))
 
 
