@@ -178,6 +178,14 @@ class SegmentationCache:
             self._reject(signature)
         return split
 
+    def _add(self, signature: str, entries: dict[str, _Entry], new: Mapping[str, tuple[str, ...]]) -> None:
+        """Count ``new`` (texts not cached before) as misses, hold them, and write them to the
+        directory if there is one."""
+        self.misses += len(new)
+        joined = self._hold(entries, new)
+        if self.directory is not None:
+            self._persist(signature, joined)
+
     @staticmethod
     def _hold(entries: dict[str, _Entry], new: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
         """Add ``new`` to ``entries``, each held as its tokens joined by spaces (as a file holds
@@ -292,12 +300,8 @@ class SegmentationCache:
         signature = segmenter.signature()
         entries = self._entries(signature)
         new = {text: tuple(toks) for text, toks in tokens.items() if self._tokens_of(signature, entries, text) is None}
-        if not new:
-            return
-        self.misses += len(new)
-        joined = self._hold(entries, new)
-        if self.directory is not None:
-            self._persist(signature, joined)
+        if new:
+            self._add(signature, entries, new)
 
     def segment(self, segmenter: Any, texts: Iterable[str]) -> list[list[str]]:
         """Tokens of each text under ``segmenter``; texts not cached yet are segmented once,
@@ -308,12 +312,9 @@ class SegmentationCache:
         found: dict[str, tuple[str, ...] | None] = {text: self._tokens_of(signature, entries, text) for text in dict.fromkeys(texts)}
         todo = [text for text, tokens in found.items() if tokens is None]
         if todo:
-            self.misses += len(todo)
             new = {text: tuple(tokens) for text, tokens in zip(todo, segmenter.segment_many(todo))}
             found.update(new)
-            joined = self._hold(entries, new)
-            if self.directory is not None:
-                self._persist(signature, joined)
+            self._add(signature, entries, new)
         return [list(found[text] or ()) for text in texts]
 
     def __len__(self) -> int:
