@@ -143,12 +143,13 @@ def _record_columns(seq, ref, k, col, nxt, lo, hi, cur_best, cur_fg, cur_lg, col
 
 
 @njit(cache=True)
-def _eval_columns(seq, ref, k, col, nxt, lo, hi, cur_best, cur_fg, cur_lg, check_from, limit, sfx, smin, sfx_ok,
-                  rpv, rmv, col_in, in_lo, in_hi, state, med):
+def _eval_columns(seq, ref, k, col, nxt, check_from, limit, sfx, smin, sfx_ok, rpv, rmv, col_in, in_lo, in_hi, state,
+                  med):
     """The values of :func:`_record_columns` from column ``k``, recording nothing, with a cut-off.
 
-    ``seq`` equals the current hypothesis from column ``check_from`` on, whose recorded columns
-    (``col_in``, ``in_lo``, ``in_hi``, ``state``) end at cost ``med``. The search stops
+    ``seq`` equals the current hypothesis before column ``k`` and from column ``check_from`` on;
+    the search resumes at column ``k`` from the current hypothesis's recorded columns
+    (``col_in``, ``in_lo``, ``in_hi``, ``state``), which end at cost ``med``. It stops
 
     - and returns ``_INF`` once every expanded cell of a column ``j >= check_from`` has cost +
       ``sfx[j, i]`` above ``limit`` (``sfx`` rows are filled on first use, see :func:`_suffix_row`);
@@ -160,6 +161,10 @@ def _eval_columns(seq, ref, k, col, nxt, lo, hi, cur_best, cur_fg, cur_lg, check
     """
     hl = seq.shape[0]
     rl = ref.shape[0]
+    lo, hi = in_lo[k], in_hi[k]
+    cur_best, cur_fg, cur_lg = state[k, 0], state[k, 1], state[k, 2]
+    for r in range(lo, hi + 1):
+        col[r] = col_in[k, r]
     for j in range(k, hl):
         if j >= check_from and lo == in_lo[j] and hi == in_hi[j] and cur_fg == state[j, 1] and cur_lg == state[j, 2]:
             delta = cur_best - state[j, 0]
@@ -651,11 +656,8 @@ def _pair_edits(hyp, ref, col_buf, path_buf, sfx_buf, cand_buf, stop):
                     # limit cannot be taken
                     if not _unbeamed_exceeds(arr, peq, fpv, fmv, first, last, tpv, tmv, words, rl, sfx, smin, sfx_ok,
                                              rpv, rmv, limit):
-                        for r in range(in_lo[first], in_hi[first] + 1):
-                            col[r] = col_in[first, r]
-                        edits = _eval_columns(arr, rloc, first, col, nxt, in_lo[first], in_hi[first],
-                                              state[first, 0], state[first, 1], state[first, 2], last + 1, limit,
-                                              sfx, smin, sfx_ok, rpv, rmv, col_in, in_lo, in_hi, state, med)
+                        edits = _eval_columns(arr, rloc, first, col, nxt, last + 1, limit, sfx, smin, sfx_ok, rpv, rmv,
+                                              col_in, in_lo, in_hi, state, med)
                         gain = (best_edits + best_cost) - (edits + 1)
                         if gain > 0 or (best_cost == 0 and gain == 0):
                             best = q

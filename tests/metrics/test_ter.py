@@ -288,13 +288,14 @@ def test_a_candidate_search_that_rejoins_the_recorded_columns_scores_as_the_full
     compiled = tercom._eval_columns
 
     def both_ways(*args):  # noqa: ANN002, ANN202
-        col, nxt, in_lo = args[3], args[4], args[18]
+        col, nxt, k, limit, in_lo = args[3], args[4], args[2], args[6], args[13]
         col0, nxt0 = col.copy(), nxt.copy()
         quick = compiled(*args)
         col[:], nxt[:] = col0, nxt0
-        nowhere = np.full_like(in_lo, -2)  # no column is ever entered with these bounds
-        full = compiled(*args[:18], nowhere, *args[19:])
-        assert quick == full or min(quick, full) > args[11]  # equal, or both over the limit
+        nowhere = in_lo.copy()
+        nowhere[k + 1 :] = -2  # the search starts as recorded, but no later column is entered with these bounds
+        full = compiled(*args[:13], nowhere, *args[14:])
+        assert quick == full or min(quick, full) > limit  # equal, or both over the limit
         return quick
 
     h, r = np.array(hyp, dtype=np.int64), np.array(ref, dtype=np.int64)
