@@ -81,9 +81,10 @@ def with_one_blas_thread(function: Callable[..., _T]) -> Callable[..., _T]:
 
 
 def _worker_init() -> None:
-    """In each worker: Ctrl-C is the parent's to handle, SIGTERM ends the worker at once, the
-    death of the parent sends SIGTERM (Linux ``PR_SET_PDEATHSIG``), and BLAS runs one thread."""
-    one_blas_thread()  # applied when made; kept for the worker's life
+    """In each worker: Ctrl-C is the parent's to handle, SIGTERM ends the worker at once, and
+    the death of the parent sends SIGTERM (Linux ``PR_SET_PDEATHSIG``). Nothing may come before
+    the signal handlers: until they are set, the parent's are in force, and stopping the pool
+    then would print a traceback."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
@@ -100,7 +101,8 @@ def _worker_init() -> None:
 @contextlib.contextmanager
 def process_pool(n: int) -> Iterator[cf.ProcessPoolExecutor]:
     """A pool of ``n`` forked worker processes that end with the block, BLAS limited to one
-    thread in them and, until the block ends, in this process.
+    thread in them and, until the block ends, in this process (the workers are forked inside the
+    block, so they inherit the limit).
 
     Left normally, the pool is shut down after its work; left by an exception (an interrupt,
     SIGTERM, an error), queued work is cancelled and running workers are terminated, so the
