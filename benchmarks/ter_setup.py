@@ -90,13 +90,15 @@ def new_setup(metric, hyps, prepared) -> tuple[np.ndarray, ...]:  # noqa: ANN001
 
 # --- measurement -------------------------------------------------------------------------
 def tokens_of(corpus, name: str) -> tuple[list, dict[str, list]]:  # noqa: ANN001
-    """References ``[n_refs][n_seg]`` and system hypotheses as token lists of segmenter ``name``."""
-    from metaeval.scoring import get_segmenter, segment_unique
+    """References ``[n_refs][n_seg]`` and system hypotheses as token lists of segmenter ``name``,
+    as :func:`metaeval.scoring.score_corpus` hands them to a metric: one string object per
+    distinct token (:func:`metaeval.scoring.shared_tokens`)."""
+    from metaeval.scoring import get_segmenter, segment_unique, shared_tokens
 
     seg = get_segmenter(name, corpus)
     refs = corpus.refs_list()
     texts = [t for r in refs for t in r] + [t for h in corpus.systems.values() for t in h]
-    table = segment_unique(seg, texts)
+    table = shared_tokens(segment_unique(seg, texts))
     return [[table[t] for t in r] for r in refs], {s: [table[t] for t in h] for s, h in corpus.systems.items()}
 
 
