@@ -81,6 +81,20 @@ def read_runtime(path: Path = LI2011_RUNTIME) -> dict[str, Any] | None:
         return None
 
 
+def work_bound(floor: float, one_process_cpu_seconds: float, cpus: int, target: float = 0.75) -> dict[str, float]:
+    """What the machine allows the cold run: a parallel run does the work of the one-process
+    run (``one_process_cpu_seconds``) and more, so it takes at least that over ``cpus``; and it
+    can take ``target`` times the segmentation ``floor`` only if the work besides segmentation
+    costs at most ``target * cpus * floor - floor`` CPU seconds."""
+    bound = one_process_cpu_seconds / cpus
+    return {
+        "lower_bound_seconds": bound,
+        "ratio_lower_bound_to_segmentation": bound / floor,
+        "non_segmentation_cpu_seconds": one_process_cpu_seconds - floor,
+        "non_segmentation_cpu_seconds_allowed_by_target": target * cpus * floor - floor,
+    }
+
+
 def targets(results: dict[str, Any], li2011: dict[str, Any] | None) -> list[Target]:
     """The rows of the targets table from stored results (None where nothing is stored)."""
     rows: list[Target] = []
@@ -91,9 +105,17 @@ def targets(results: dict[str, Any], li2011: dict[str, Any] | None) -> list[Targ
         load = _load(scale)
         rounds = int(scale.get("repeat", 1))
         of_rounds = f" (medians of {rounds} rounds taken in turn)" if rounds > 1 else ""
+        bound = ""
+        if "one_process" in scale:
+            found = work_bound(floor, scale["one_process"]["cpu_seconds"], int(scale["cpus"]))
+            bound = (f"; no run on {scale['cpus']} CPUs can take less than {found['lower_bound_seconds']:.1f} s "
+                     f"({found['ratio_lower_bound_to_segmentation']:.2f}×): the run's work in one process is "
+                     f"{scale['one_process']['cpu_seconds']:.1f} CPU-s, of which "
+                     f"{found['non_segmentation_cpu_seconds']:.1f} besides segmentation, where 0.75× allows "
+                     f"{found['non_segmentation_cpu_seconds_allowed_by_target']:.1f}")
         rows.append(Target(
             f"`metaeval run` {dataset}, defaults, cold (`--jobs {scale['jobs']}`, {scale['cpus']} CPUs)",
-            f"{cold['seconds']:.1f} s; segmentation alone, one process: {floor:.1f} s{of_rounds}",
+            f"{cold['seconds']:.1f} s; segmentation alone, one process: {floor:.1f} s{of_rounds}{bound}",
             "≤ 0.75× single-process segmentation", cold["seconds"] / floor, 0.75, load=load, source="scale",
             relative=True))
         rows.append(Target(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchmarks.readme import BEGIN, END, README, rewrite, section
-from benchmarks.targets import markdown, read_results, read_runtime, targets
+from benchmarks.targets import markdown, read_results, read_runtime, targets, work_bound
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -46,6 +46,21 @@ def test_targets_compute_ratios_from_the_stored_timings_by_hand():
     assert rows["≤ 2 min"].met is True and rows["≤ 20 s"].met is False and rows["≤ 20 s"].ratio == 1.5
     assert rows["≤ 150 s"].met is True and rows["≤ 3 GB"].value == 3.5 and rows["≤ 3 GB"].met is False
     assert rows["2× faster, identical"].met is True and rows["2× faster, identical"].ratio == 1.25
+
+
+def test_the_cold_run_row_gives_the_bound_the_machine_sets_by_hand():
+    results = _results()
+    assert "can take less than" not in targets(results, None)[0].measured  # stored before the bound was
+    # 40 CPU-s of work in one process on 2 CPUs: no run beats 20 s, 1.25x the 16 s floor; 24 of
+    # the 40 are not segmentation, and 0.75x on 2 CPUs allows 0.75 * 2 * 16 - 16 = 8
+    results["scale"]["one_process"] = {"seconds": 41.0, "cpu_seconds": 40.0}
+    assert work_bound(16.0, 40.0, 2) == {
+        "lower_bound_seconds": 20.0, "ratio_lower_bound_to_segmentation": 1.25,
+        "non_segmentation_cpu_seconds": 24.0, "non_segmentation_cpu_seconds_allowed_by_target": 8.0,
+    }
+    measured = targets(results, None)[0].measured
+    assert measured.endswith("; no run on 2 CPUs can take less than 20.0 s (1.25×): the run's work in one process "
+                             "is 40.0 CPU-s, of which 24.0 besides segmentation, where 0.75× allows 8.0")
 
 
 def test_targets_not_measured_are_shown_as_such():
