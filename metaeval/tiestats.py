@@ -37,13 +37,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
-import scipy.sparse
 
 from metaeval.correlation import Correlation, percentile_ci, undefined
 from metaeval.errors import UsageError
+
+if TYPE_CHECKING:
+    import scipy.sparse
 
 KENDALL_VARIANTS = ("kendall_b", "kendall_c", "kendall_23", "kendall_acc23")
 CALIBRATED = ("acc_eq", "tau_eq")
@@ -268,6 +270,8 @@ def calibrate(x: np.ndarray, y: np.ndarray, counts: np.ndarray | None = None) ->
         else:
             unique, inverse = np.unique(cell, return_inverse=True)
             parts.append((unique, -np.bincount(inverse, weights=per_pair[g[keep]])))
+    import scipy.sparse  # here, not at the top: a run whose correlations are stored never needs it
+
     if dense is not None:
         gain = scipy.sparse.csr_matrix(dense.reshape(n_groups, k))
     else:
@@ -340,6 +344,8 @@ def _resampled_classes(v: np.ndarray, weights: np.ndarray) -> np.ndarray:
     keep = ~np.isnan(flat)
     values, codes = np.unique(flat[keep], return_inverse=True)
     blocks = np.repeat(np.arange(v.shape[0]), v.shape[1])[keep]
+    import scipy.sparse
+
     presence = scipy.sparse.csr_matrix((np.ones(len(codes)), (codes, blocks)), shape=(len(values), v.shape[0]))
     drawn = (weights > 0).astype(float)
     return np.asarray((presence @ drawn.T) > 0).sum(axis=0)

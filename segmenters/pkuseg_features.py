@@ -33,7 +33,7 @@ from itertools import chain
 from typing import Any, Callable
 
 import numpy as np
-from numba import njit
+from metaeval.lazyjit import njit
 
 #: Slots of the start feature and the 8 character features, before the word features.
 CHAR_SLOTS = 9

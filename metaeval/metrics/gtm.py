@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
 
 import numpy as np
-from numba import njit
+from metaeval.lazyjit import njit
 
 import metaeval
 from metaeval.metrics.base import Metric, Refs, Tokens

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Sequence
 
 import numpy as np
-from numba import njit
+from metaeval.lazyjit import njit
 
 import metaeval
 from metaeval.errors import UsageError

@@ -22,7 +22,7 @@ from itertools import chain, repeat
 from typing import Sequence
 
 import numpy as np
-from numba import njit
+from metaeval.lazyjit import njit
 
 from metaeval.errors import DataError
 from metaeval.metrics.base import Refs, Tokens

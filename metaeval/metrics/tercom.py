@@ -49,7 +49,7 @@ import threading
 from typing import Sequence
 
 import numpy as np
-from numba import njit
+from metaeval.lazyjit import njit
 
 from metaeval.metrics.ter import TOOL, TOOL_VERSION  # noqa: F401 - the tool and version reproduced
 
