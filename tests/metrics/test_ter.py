@@ -284,7 +284,9 @@ def test_a_candidate_search_that_rejoins_the_recorded_columns_scores_as_the_full
     from metaeval.metrics import tercom
 
     hyp, ref = pair
-
+    h, r = np.array(hyp, dtype=np.int64), np.array(ref, dtype=np.int64)
+    expected = tercom.pair_edits([h], [r])[0]
+    # numba's dispatcher, put in the module's place by the call above (metaeval.lazyjit)
     compiled = tercom._eval_columns
 
     def both_ways(*args):  # noqa: ANN002, ANN202
@@ -298,8 +300,6 @@ def test_a_candidate_search_that_rejoins_the_recorded_columns_scores_as_the_full
         assert quick == full or min(quick, full) > limit  # equal, or both over the limit
         return quick
 
-    h, r = np.array(hyp, dtype=np.int64), np.array(ref, dtype=np.int64)
-    expected = tercom.pair_edits([h], [r])[0]
     cells = (len(h) + 2) * (len(r) + 2)
     buffers = (np.empty(cells, np.int64), np.empty(cells, np.int8), np.empty(cells, np.int64), np.empty((256, 4), np.int64))
     tercom._eval_columns = both_ways
