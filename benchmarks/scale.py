@@ -104,6 +104,11 @@ def measured_run(argv: list[str], memory: bool = True) -> dict[str, float]:
     return measured
 
 
+def run_command(corpus: Path, jobs: str, cache: str) -> list[str]:
+    """``metaeval run`` of ``corpus`` with ``--jobs`` and ``--cache-dir``, JSON output, no progress bar."""
+    return ["run", str(corpus), "--format", "json", "--quiet", "--jobs", jobs, "--cache-dir", cache]
+
+
 def segmentation_floor(corpus: Path, names: list[str]) -> float:
     code = (
         "import json,time\nfrom metaeval import corpora\n"
@@ -138,14 +143,12 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(args.repeat):
         floor = segmentation_floor(corpus, names)
         with tempfile.TemporaryDirectory() as cache:
-            command = ["run", str(corpus), "--format", "json", "--quiet", "--jobs", args.jobs, "--cache-dir", cache]
-            cold = measured_run(command, memory=False)
-            warm = measured_run(command, memory=False)
+            cold = measured_run(run_command(corpus, args.jobs, cache), memory=False)
+            warm = measured_run(run_command(corpus, args.jobs, cache), memory=False)
         with tempfile.TemporaryDirectory() as cache:
-            sampled = measured_run(command[:-1] + [cache])
+            sampled = measured_run(run_command(corpus, args.jobs, cache))
         with tempfile.TemporaryDirectory() as cache:
-            serial = measured_run(["run", str(corpus), "--format", "json", "--quiet", "--jobs", "1", "--cache-dir", cache],
-                                  memory=False)
+            serial = measured_run(run_command(corpus, "1", cache), memory=False)
         rounds.append({"segmentation_floor_seconds": floor, "cold": cold, "warm": warm, "cold_memory_sampled": sampled,
                        "one_process": serial})
     floor = statistics.median(r["segmentation_floor_seconds"] for r in rounds)

@@ -38,7 +38,8 @@ first changed column, from the stored columns of the current alignment, and aban
 as its cost so far plus the exact distance of the unchanged remainder exceeds that limit, or
 finish it as soon as a column after the shifted block equals the stored one up to a constant
 (the rest of the search is then the stored one's, shifted by that constant); (c) skip
-candidates already scored in the same round (same block and destination give the same result). After a shift, the alignment is recomputed from the first changed column only.
+candidates already scored in the same round (same block and destination give the same
+result). After a shift, the alignment is recomputed from the first changed column only.
 The beam search exists twice, once recording the alignment and once only scoring with the
 cut-off, so that the scoring loop carries no recording work.
 """
