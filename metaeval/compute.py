@@ -122,12 +122,21 @@ def process_pool(n: int) -> Iterator[cf.ProcessPoolExecutor]:
 
 
 def stop_pool(pool: cf.ProcessPoolExecutor) -> None:
-    """Cancel what ``pool`` has queued and terminate its worker processes.
+    """Cancel what ``pool`` has queued, terminate its worker processes and wait (a few seconds
+    at most) for the pool's manager thread to close its pipes.
 
     SIGPIPE is ignored from here on (an error, not death, on a broken pipe): the pool's queue
     feeder may still write the shutdown sentinels to a pipe whose readers were the workers.
+
+    The wait closes a race in ``concurrent.futures`` of CPython before 3.12.8 and 3.13.1
+    (python/cpython#125451; 3.10 and 3.11 keep it): at exit, the interpreter wakes every pool's
+    manager thread through a pipe that the thread may be closing at that moment, without a lock,
+    which prints a traceback (``OSError: [Errno 9] Bad file descriptor``) after the command has
+    ended. A manager thread that has ended has closed its pipe, and the wake-up at exit skips
+    it.
     """
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
     with contextlib.suppress(AttributeError, ValueError):  # not POSIX / not the main thread
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     pool.shutdown(wait=False, cancel_futures=True)
@@ -139,6 +148,8 @@ def stop_pool(pool: cf.ProcessPoolExecutor) -> None:
         if process.is_alive():  # pragma: no cover - ignores SIGTERM
             process.kill()
             process.join(timeout=2)
+    if manager is not None:
+        manager.join(timeout=5)
 
 
 @contextlib.contextmanager

@@ -66,3 +66,27 @@ def test_blas_runs_one_thread_in_the_workers_and_here_while_a_pool_runs():
             assert set(blas_threads()) == {1}
             assert {n for worker in [pool.submit(blas_threads) for _ in range(4)] for n in worker.result()} == {1}
         assert set(blas_threads()) == {2}
+
+
+def _spin(payload: bytes) -> int:
+    """Keep a worker busy until it is terminated."""
+    while True:
+        pass
+
+
+def test_an_interrupted_pool_has_closed_its_pipes_when_the_block_ends():
+    """Left by an interrupt, the pool's manager thread has ended and closed its wake-up pipe by
+    the time the ``with`` block is left: on CPython before 3.12.8 and 3.13.1 the interpreter
+    writes to that pipe at exit without a lock, and a thread closing it meanwhile made the
+    command print "OSError: [Errno 9] Bad file descriptor" after its last line
+    (python/cpython#125451). Large arguments keep the queue's feeder thread busy, as a run's
+    chunks do."""
+    for _ in range(3):
+        with pytest.raises(KeyboardInterrupt):
+            with process_pool(2) as pool:
+                for _ in range(8):
+                    pool.submit(_spin, b"x" * 10_000_000)
+                manager, wakeup = pool._executor_manager_thread, pool._executor_manager_thread_wakeup
+                raise KeyboardInterrupt
+        assert not manager.is_alive()
+        assert wakeup._closed
