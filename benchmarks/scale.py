@@ -23,9 +23,10 @@ change of the machine's speed during the command reaches every measure alike):
    segmentation floor on this machine (``0.75 * cpus * floor - floor``).
 
 Times and CPU seconds are the medians of the rounds, peak memory the largest of the sampled
-runs (given with the cold run's figures); every round is kept under ``rounds``. Prints every row with its ratio and stores them under the key ``scale`` of
-``benchmarks/results.json`` (read, update that key only, atomic replace). The load average
-of the machine at measurement time is recorded with them.
+runs (given with the cold run's figures); every round is kept under ``rounds``. Prints every
+row with its ratio and stores them under the key ``scale`` of ``benchmarks/results.json``
+(read, update that key only, atomic replace). The load average of the machine at measurement
+time is recorded with them.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import NoReturn
 
 import numpy  # noqa: F401 - loads the BLAS library that the pool limits
 import pytest
@@ -68,7 +69,7 @@ def test_blas_runs_one_thread_in_the_workers_and_here_while_a_pool_runs():
         assert set(blas_threads()) == {2}
 
 
-def _spin(payload: bytes) -> int:
+def _spin(payload: bytes) -> NoReturn:
     """Keep a worker busy until it is terminated."""
     while True:
         pass
