@@ -132,3 +132,22 @@ def test_byte_order_is_about_three_times_the_character_order():
     text = "我们喜欢苹果"
     n_bytes, n_chars = len(byte_tokens([text])[0]), len(segmenters.get("char")(text))
     assert n_bytes == 3 * n_chars and math.isclose(BLEU(n=12).corpus_score(byte_tokens([text]), [byte_tokens([text])]), 1.0)
+
+
+@needs_data
+def test_bleu_nist_and_chrf_pp_score_byte_tokens_through_the_api():
+    import metaeval
+
+    full, _ = corpora.read(WMT24_ZH)
+    keep = slice(0, 30)
+    corpus = Corpus(seg_ids=full.seg_ids[keep], sources=full.sources[keep],
+                    references={k: v[keep] for k, v in full.references.items()},
+                    systems={k: v[keep] for k, v in list(full.systems.items())[:3]})
+    table = metaeval.score(corpus, segmenters=["byte"], metrics=["bleu:n=12", "nist:n=15", "chrf++"], levels=["sys"])
+    assert len(table) == 9 and np.isfinite(table.score).all() and (table.score > 0).all()
+    refs = [byte_tokens(ref) for ref in corpus.references.values()]
+    for system, hyps in corpus.systems.items():
+        expected = BLEU(n=12).corpus_score(byte_tokens(hyps), refs)
+        row = table[(table.metric == "bleu:n=12") & (table.system == system)]
+        assert float(row.score.iloc[0]) == pytest.approx(expected, abs=1e-15)
+        assert "byte|unit:utf8|form:ascii+braille" in row.config.iloc[0]
