@@ -19,8 +19,9 @@ leaves alone, so two tokens are equal exactly when their bytes are; chrF's chara
 byte tokens are byte n-grams. Lowercasing (TER compares lowercased tokens) changes only A-Z, to
 a-z, as it does for characters; a non-ASCII letter's bytes are not case-folded. A CJK character
 is three tokens, so BLEU or NIST at byte level take about three times the character order
-(``bleu:n=12`` for ``n=4`` on characters). TER is usually out of reach: a paragraph of 1,000
-bytes is above its default ``max_len``.
+(``bleu:n=12`` for ``n=4`` on characters). TER's default ``max_len`` (1,000 tokens) is below
+the longest paragraphs (WMT24 en-ja: 81 of its 8,242 texts, up to 1,422 bytes; WMT23 en-ja up
+to 1,700): a length error, and TER's cost grows faster than the square of the length.
 """
 
 from __future__ import annotations
