@@ -123,16 +123,24 @@ def _prepare(label: str, module: Module) -> Path:
     listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=REPO,
                             capture_output=True, text=True, check=True).stdout.splitlines()
     for name in listed:
-        source, target = REPO / name, work / name
-        if name.startswith("mutation-runs/") or not (source.is_symlink() or source.is_file()):
+        source, target = REPO / name, work / _installed_path(name)
+        if name.startswith("mutation-runs/") or not source.is_file():
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_symlink():  # metaeval/segmenters -> ../segmenters stays a link
-            os.symlink(os.readlink(source), target)
-        else:
-            shutil.copy2(source, target)
+        shutil.copy2(source, target)
     _configure(work, module)
     return work
+
+
+#: Folders of the repository installed as subpackages of metaeval (pyproject.toml, ``package-dir``).
+MAPPED = ("segmenters", "corpora")
+
+
+def _installed_path(name: str) -> str:
+    """Where a file of the repository goes in the copy: ``segmenters/x.py`` as installed,
+    ``metaeval/segmenters/x.py``, so that mutmut's ``mutants/metaeval`` holds every subpackage."""
+    top = name.split("/", 1)[0]
+    return f"metaeval/{name}" if top in MAPPED else name
 
 
 def _configure(work: Path, module: Module) -> None:
@@ -376,8 +384,8 @@ NOTES = [
     "  run against the mutant (\"no tests\"). The command-line tests in the selections call",
     "  `metaeval.cli.main` in the process; `tests/robustness/test_output_safety.py`, which runs the script,",
     "  is left out.",
-    "- Each module runs in its own copy of the tree: `metaeval/segmenters` and `metaeval/corpora` are",
-    "  symbolic links, copied as links into the copy and by `also_copy` into mutmut's `mutants/`.",
+    "- Each module runs in its own copy of the tree, laid out as installed: `segmenters/` and `corpora/`",
+    "  are copied to `metaeval/segmenters` and `metaeval/corpora`, so mutmut's `mutants/` holds them.",
     "- *cli.py*: its selection holds the tests of `correlate`, `run`, `score` and the usage errors; tests",
     "  of `list`, `sweep`, `study` and `equivalence` options were checked with `verify`. Left: two *no",
     "  tests* mutants (`study --scheduler`, `sweep --kind`, whose tests need a Dask scheduler or a full",
