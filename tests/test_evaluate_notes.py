@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from metaeval.cli import main
-from metaeval.evaluate import statistics_signature
+from metaeval.stats.settings import statistics_signature
 from tests.test_cli_correlate_options import files  # noqa: F401 (fixture)
 
 
@@ -38,10 +38,11 @@ def test_statistics_signature_records_every_option():
 def test_compare_resamples_as_often_as_the_command_line_by_default(files):  # noqa: F811
     from metaeval.api import configs_from_table, read_judgments, read_scores
     from metaeval.cli import build_parser
-    from metaeval.evaluate import compare
+    from metaeval.cli.options import settings_from_args
+    from metaeval.stats.paired import compare
     from tests.test_cli_comparisons_options import add_configs
 
-    assert build_parser().parse_args(["run", "corpus"]).bootstrap == 1000
+    assert settings_from_args(build_parser().parse_args(["run", "corpus"])).n_bootstrap == 1000
     add_configs(files["scores"], twin=False)
     configs = configs_from_table(read_scores(files["scores"]), source="scores")
     (row,) = compare(configs, read_judgments(files["judgments"], None, None), "esa").itertuples()
@@ -79,7 +80,7 @@ def test_skipped_segments_are_counted_in_the_note(capsys, files):  # noqa: F811
 
 def test_unknown_undefined_policy_is_named():
     from metaeval.errors import UsageError
-    from metaeval.evaluate import Settings
+    from metaeval.stats.settings import Settings
 
     with pytest.raises(UsageError, match=r"^unknown undefined policy 'drop'; known: "):
         Settings(undefined="drop")
@@ -87,7 +88,7 @@ def test_unknown_undefined_policy_is_named():
 
 def test_progress_counts_the_configurations(files):  # noqa: F811
     from metaeval.api import configs_from_table, read_judgments, read_scores
-    from metaeval.evaluate import evaluate
+    from metaeval.stats.evaluate import evaluate
 
     configs = configs_from_table(read_scores(files["scores"]), source="scores")
     calls = []

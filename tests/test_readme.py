@@ -11,7 +11,7 @@ from pathlib import Path
 
 from metaeval import corpora
 from metaeval import segmenters
-from metaeval.evaluate import STATISTICS
+from metaeval.stats.registry import STATISTICS
 from metaeval.metrics import available_metrics
 
 REPO = Path(__file__).resolve().parents[1]
