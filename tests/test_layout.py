@@ -64,3 +64,21 @@ def test_the_installed_package_imports_each_file_from_its_one_path(tmp_path):
     assert files["metaeval.corpora"] == (REPO / "corpora" / "__init__.py").resolve()
     assert files["metaeval.segmenters.jieba_adapter"] == (REPO / "segmenters" / "jieba_adapter.py").resolve()
     assert found["generic"] == []
+
+
+def test_every_citation_of_the_design_notes_names_one_of_their_sections():
+    """Code and docs cite ``docs/design.md`` and ``docs/style.md`` by section ("Layers"); each
+    cited section is a heading of that page (and no other design or style note is cited)."""
+    import re
+
+    cited = []
+    for path in sorted(REPO.glob("**/*")):
+        if path.suffix not in (".py", ".md", ".toml") or not path.is_file() or {".git", "build", "experiments"} & set(path.parts):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        assert not re.search(r"\b(DESIGN|STYLE)\.md", text), f"{path} cites a design note that is not in docs/"
+        cited += [(path, page, section) for page, section in re.findall(r'docs/(design|style)\.md[,;]? *"([^"]+)"', text)]
+    assert cited
+    for path, page, section in cited:
+        headings = re.findall(r"^#+ (.+)$", (REPO / "docs" / f"{page}.md").read_text(encoding="utf-8"), re.M)
+        assert section in headings, f"{path} cites docs/{page}.md, {section!r}, which has no such section"
