@@ -35,6 +35,22 @@ def test_statistics_signature_records_every_option():
     assert default["epsilon"].startswith("re-fitted on every bootstrap resample")
 
 
+def test_the_statistics_signature_names_the_groupings_of_the_statistics_asked_for_only(monkeypatch):
+    """A run's signature says which grouping each grouped statistic it asked for used, and does not
+    change when the registry gains a statistic the run did not ask for."""
+    from dataclasses import replace
+
+    import metaeval.stats.registry as registry
+
+    assert statistics_signature()["groupings"] == "default per statistic (pearson: none, acc_eq: item)"
+    named = statistics_signature(statistics=["seg:pearson", "seg:kendall_acc23@item", "seg:consistency"])
+    assert named["groupings"] == "default per statistic (pearson: none)"
+    assert statistics_signature(statistics=["sys:pearson"])["groupings"] == "default per statistic (no grouped statistic asked)"
+    before = statistics_signature()
+    monkeypatch.setitem(registry.REGISTRY, "extra", replace(registry.REGISTRY["kendall_b"], name="extra"))
+    assert statistics_signature() == before
+
+
 def test_compare_resamples_as_often_as_the_command_line_by_default(files):  # noqa: F811
     from metaeval.api import configs_from_table, read_judgments, read_scores
     from metaeval.cli import build_parser

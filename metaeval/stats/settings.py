@@ -134,12 +134,13 @@ class Settings:
 
     def signature(self) -> dict[str, Any]:
         """What the statistics were, with every option that changes a number: the statistics
-        and groupings asked for, averaging, and what each statistic adds (its registry entry)."""
+        and groupings asked for (the default grouping of each grouped statistic asked for without
+        one), averaging, and what each statistic adds (its registry entry)."""
+        named = {name for _, name, grouping in map(parse_statistic, self.statistics) if grouping}
+        defaults = [f"{k}: {REGISTRY[k].default_grouping}" for k in self.wanted("seg") if REGISTRY[k].groupings and k not in named]
         out: dict[str, Any] = {
             "asked": list(self.statistics),
-            "groupings": list(self.groupings) or "default per statistic (" + ", ".join(
-                f"{k}: {e.default_grouping}" for k, e in REGISTRY.items() if e.groupings
-            ) + ")",
+            "groupings": list(self.groupings) or f"default per statistic ({', '.join(defaults) or 'no grouped statistic asked'})",
             "average": self.average,
             "undefined_groups": self.undefined,
         }
