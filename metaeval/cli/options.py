@@ -20,16 +20,20 @@ _TYPES: dict[str, Callable[[str], Any]] = {"count": non_negative, "positive": po
 
 
 def _help(option: Option) -> str:
+    """The option's help: its meaning, the names it takes, its default and the statistics it changes."""
     default = option.default
     shown = "each statistic's own" if option.field == "groupings" else (
         ", ".join(default) if isinstance(default, tuple) else "none" if default is None else
         "re-fit" if option.kind == "off" else str(default)
     )  # fmt: skip
-    text = f"{option.help} (default: {shown}"
-    if option.kind == "choice":
-        text = f"{option.help}: {', '.join(option.choices)} (default: {shown}"
+    parts = [f"one of {', '.join(option.choices)}"] if option.kind == "choice" else []
+    if option.kind == "list":
+        parts.append(f"names: {', '.join(option.choices)}; comma-separated lists too")
+    parts.append(f"default: {shown}")
     taking = statistics_taking(option.field)
-    return text + (f"; changes {', '.join(taking)})" if taking else ")")
+    if taking:
+        parts.append(f"changes {', '.join(taking)}")
+    return f"{option.help} ({'; '.join(parts)})"
 
 
 def add_statistics_options(p: argparse.ArgumentParser) -> None:
@@ -39,7 +43,7 @@ def add_statistics_options(p: argparse.ArgumentParser) -> None:
     for option in OPTIONS:
         if option.kind == "list":
             group.add_argument(option.flag, dest=option.key, action="append", metavar=option.flag.lstrip("-").upper(),
-                               help=_help(option) + "; comma-separated lists too")
+                               help=_help(option))
         elif option.kind == "off":
             group.add_argument(option.flag, dest=option.key, action="store_const", const=False, default=None, help=_help(option))
         elif option.kind == "choice":
