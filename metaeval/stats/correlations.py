@@ -159,6 +159,91 @@ def segment_correlation(
     return with_samples(result, samples, ci)
 
 
+def _difference_sums(moments: np.ndarray) -> np.ndarray:
+    """``[..., 3]``: the sums over a group's pairs of ``dm dh``, ``dm^2`` and ``dh^2``, from its
+    moments ``[..., 6]`` (items, sum of x, of y, of x^2, of y^2, of xy): for n items,
+    ``sum_{i<j} (x_i - x_j)(y_i - y_j) = n sum xy - sum x sum y``."""
+    n, sx, sy, sxx, syy, sxy = np.moveaxis(moments, -1, 0)
+    return np.stack([n * sxy - sx * sy, np.maximum(n * sxx - sx * sx, 0.0), np.maximum(n * syy - sy * sy, 0.0)], axis=-1)
+
+
+def _pooled_pearson(sums: np.ndarray) -> np.ndarray:
+    """Pearson of pooled differences from their summed products ``[..., 3]`` (NaN where a side is constant)."""
+    num, dx, dy = np.moveaxis(sums, -1, 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = num / np.sqrt(dx * dy)
+    return np.where((dx > 0) & (dy > 0), np.clip(r, -1.0, 1.0), np.nan)
+
+
+def pairwise_difference_pearson(
+    metric: np.ndarray,
+    human: np.ndarray,
+    grouping: str = "none",
+    *,
+    metric_direction: int = 1,
+    human_direction: int = 1,
+    weights: np.ndarray | None = None,
+    ci: float = CI,
+    cache: dict | None = None,
+) -> Correlation:
+    """Pairwise-difference Pearson (DiIanni & Deutsch 2025; mt-metrics-eval ``Pearson(pdp=True)``)
+    between ``metric`` and ``human`` ``[n_sys, n_seg]`` (NaN = unjudged, dropped with its pair).
+
+    Within each group of ``grouping`` (``none``: every item; ``item``: the systems of a segment;
+    ``sys``: the segments of a system) every pair of items gives a human difference ``dh`` and a
+    metric difference ``dm``; the differences of all groups are pooled and correlated by one
+    Pearson, not averaged over groups. Each pair comes with its opposite, so the differences have
+    mean 0 and the value is ``sum dh dm / sqrt(sum dh^2 sum dm^2)``, from each group's moments
+    (items centred on their group's mean; a group constant on one side adds nothing to that side).
+    Grouping ``none`` is Pearson's r. ``n`` counts the pairs. ``weights`` (``[n_samples, n_seg]``)
+    give exact bootstrap samples: a drawn segment is a group of its own (``item``), or adds its
+    items to its system's group or the pool (copies of an item differ by 0). ``cache`` is accepted
+    as every segment-level statistic takes it.
+    """
+    check_choice("grouping", grouping, GROUPINGS)
+    check_direction("metric_direction", metric_direction)
+    check_direction("human_direction", human_direction)
+    x = np.asarray(metric, float) * metric_direction
+    y = np.asarray(human, float) * human_direction
+    if x.shape != y.shape or x.ndim != 2:
+        raise UsageError(f"metric and human matrices differ in shape: {x.shape} vs {y.shape}")
+    unit = {"none": "pool", "item": "segment", "sys": "system"}[grouping]
+    # [group, segment, item]: the pool or each system holds its items of every segment; a segment holds its own
+    layout = {"none": lambda v: v.T[None], "sys": lambda v: v[:, :, None], "item": lambda v: v.T[:, None, :]}[grouping]
+    keep = layout(~(np.isnan(x) | np.isnan(y)))
+    items = keep.sum(axis=(1, 2))
+    pairs = int((items * (items - 1) // 2).sum())
+    if pairs == 0:
+        return undefined_result(f"pdp needs two judged items in a {unit}; none has", 0)
+    centred = []
+    for v in (layout(x), layout(y)):
+        v = np.where(keep, v, np.nan)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a group without items has no mean
+            low, high = np.nanmin(v, axis=(1, 2), keepdims=True), np.nanmax(v, axis=(1, 2), keepdims=True)
+            c = v - np.nanmean(v, axis=(1, 2), keepdims=True)
+        centred.append(np.where(keep & (high > low), c, 0.0))  # a constant group: exactly 0
+    cx, cy = centred
+    moments = np.stack([keep.astype(float), cx, cy, cx * cx, cy * cy, cx * cy], axis=-1).sum(axis=2)  # [G, S, 6]
+    if grouping == "item":
+        per_segment = _difference_sums(moments[:, 0])  # [S, 3]: a segment's pairs
+        value = float(_pooled_pearson(per_segment.sum(axis=0)))
+    else:
+        value = float(_pooled_pearson(_difference_sums(moments.sum(axis=1)).sum(axis=0)))
+    if math.isnan(value):
+        side = "metric" if not _difference_sums(moments.sum(axis=1))[..., 1].any() else "human"
+        return undefined_result(f"pdp: constant {side} scores within every {unit}", pairs)
+    result = Correlation(value, n=pairs)
+    samples = None
+    if weights is not None:
+        w = np.asarray(weights, float)
+        if grouping == "item":
+            samples = _pooled_pearson(w @ per_segment)
+        else:
+            samples = _pooled_pearson(_difference_sums(np.einsum("bs,gsk->bgk", w, moments)).sum(axis=1))
+    return with_samples(result, samples, ci)
+
+
 def _rowwise(method: str, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     """The correlation of each row pair of ``xs``, ``ys`` (``[n_samples, n_sys]``)."""
     if method == "spearman":
@@ -235,4 +320,4 @@ def average(results: list[Correlation], ci: float = CI) -> Correlation:
     return with_samples(Correlation(value, n=min(r.n for r in results)), samples, ci)
 
 
-__all__ = ["CORRELATIONS", "MIN_ITEMS", "average", "correlate_vectors", "segment_correlation", "system_correlation"]
+__all__ = ["CORRELATIONS", "MIN_ITEMS", "average", "correlate_vectors", "pairwise_difference_pearson", "segment_correlation", "system_correlation"]

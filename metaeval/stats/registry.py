@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from metaeval.errors import UsageError
 from metaeval.stats import chance
 from metaeval.stats.case import Case
-from metaeval.stats.correlations import segment_correlation, system_correlation
+from metaeval.stats.correlations import pairwise_difference_pearson, segment_correlation, system_correlation
 from metaeval.stats.grouping import GROUPINGS
 from metaeval.stats.kendall import tie_statistic
 from metaeval.stats.pairwise import consistency, pair_counts
@@ -217,6 +217,12 @@ REGISTRY: dict[str, StatisticSpec] = {
             resampling_note=lambda settings, grouping: (
                 "; resampled p-values by the normal approximation of the permutation test, re-centred on the permutation value"
             ), signature=_spa_signature,
+        ),
+        StatisticSpec(
+            "pdp", {"seg": segment_statistic(pairwise_difference_pearson), "sys": system_statistic(system_correlation, method="pearson")},
+            "pairwise-difference Pearson: one Pearson over the human and metric differences of every pair of items within "
+            "each group, pooled over the groups (grouping none and system level: Pearson's r)",
+            "DiIanni & Deutsch 2025 (EMNLP); mt-metrics-eval Pearson(pdp=True)", GROUPINGS, "none",
         ),
     )
 }
