@@ -12,7 +12,7 @@ tie policy):
 - **character vs best word level** on that metric, as Li, Zong & Ng (2011) compare them:
   ``delta = value(char) - value(best word-level segmenter)``, the 95% percentile interval of
   the paired bootstrap differences, and the two-sided paired bootstrap p-value (Koehn 2004;
-  :func:`metaeval.correlation.paired_bootstrap_test`, the test behind significance clusters);
+  :func:`metaeval.stats.significance.paired_bootstrap_test`, the test behind significance clusters);
 - **tally** over every segmentation-dependent metric: for how many char is ahead of the best
   word level, and how many differences are significant (p <= alpha) each way.
 
@@ -30,7 +30,9 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from metaeval.correlation import Correlation, paired_bootstrap_test, percentile_ci
+from metaeval.stats.resampling import percentile_ci
+from metaeval.stats.result import Correlation
+from metaeval.stats.significance import paired_bootstrap_test
 
 #: The character-level segmenter of the studies.
 CHARACTER_LEVEL = "char"

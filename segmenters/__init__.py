@@ -1,4 +1,4 @@
-"""Segmenters: text to tokens at a chosen granularity (DESIGN.md, "Segmenters").
+"""Segmenters: text to tokens at a chosen granularity (docs/design.md, "Segmenters").
 
     >>> from metaeval import segmenters
     >>> segmenters.get("cjk-char")("我用iPhone 15拍照。")

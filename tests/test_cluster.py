@@ -26,7 +26,7 @@ def _run(corpus, out, *extra: str) -> dict[str, bytes]:  # noqa: ANN001
 
 @pytest.mark.skipif(not ZH.is_dir(), reason="shared data folder not found (set METAEVAL_SHARED)")
 def test_local_cluster_jobs_and_serial_give_identical_outputs(tmp_path, capsys, monkeypatch):
-    import metaeval.evaluate as evaluate_module
+    import metaeval.stats.evaluate as evaluate_module
 
     # 64 resamples per block: the 200 resamples come in 4 blocks, 2 of them queued at a time
     monkeypatch.setattr(evaluate_module, "BOOTSTRAP_BLOCK_ELEMENTS", 30 * 64)

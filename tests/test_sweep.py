@@ -15,6 +15,7 @@ from metaeval import segmenters
 from metaeval import sweep as sweep_module
 from metaeval.api import run
 from metaeval.cli import main
+from metaeval.errors import UsageError
 from metaeval.sweep import boundaries, boundary_f1, chars_per_token, subword_specs, sweep
 
 SHARED = Path(os.environ.get("METAEVAL_SHARED", Path(__file__).resolve().parents[1] / ".." / "shared")).resolve()
@@ -71,11 +72,11 @@ def test_subword_ladder_scales_with_the_character_inventory() -> None:
     ]
 
 
-def test_unknown_statistics_are_left_out() -> None:
-    assert sweep_module.available_statistics(("seg:consistency", "seg:no_such_statistic", "sys:spearman")) == (
-        "seg:consistency",
-        "sys:spearman",
-    )
+def test_the_default_statistics_and_an_unknown_one() -> None:
+    assert sweep_module.default_settings().statistics == sweep_module.STATISTICS
+    assert sweep_module.default_settings(n_bootstrap=50).n_bootstrap == 50
+    with pytest.raises(UsageError, match="unknown statistic 'seg:no_such_statistic'; known: seg:consistency"):
+        sweep_module.default_settings(statistics=["seg:consistency", "seg:no_such_statistic"])
 
 
 def test_sweep_matches_run_and_places_each_granularity(small_corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:

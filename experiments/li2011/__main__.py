@@ -29,7 +29,7 @@ import pandas as pd
 from experiments.li2011.config import DATASETS, SEED, SPEC, WORD_SEGMENTERS, Dataset
 from experiments.runtime import Clock
 from metaeval.compute import process_pool, workers
-from metaeval.evaluate import compare
+from metaeval.stats.paired import compare
 from metaeval.report.files import write_atomic
 from metaeval.report.leaderboard import render, select
 from metaeval.studies import STORE, StudyResult, run_study

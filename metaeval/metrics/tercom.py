@@ -52,8 +52,6 @@ from typing import Sequence
 import numpy as np
 from metaeval.lazyjit import njit
 
-from metaeval.metrics.ter import TOOL, TOOL_VERSION  # noqa: F401 - the tool and version reproduced
-
 BEAM_WIDTH = 20
 MAX_SHIFT_SIZE = 10
 MAX_SHIFT_DIST = 50

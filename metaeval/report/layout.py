@@ -103,7 +103,7 @@ def _reasons(rows: pd.DataFrame) -> str:
     return "; ".join(reason for reason, _ in ordered)
 
 
-#: How significance clusters are formed (:func:`metaeval.correlation.significance_clusters`).
+#: How significance clusters are formed (:func:`metaeval.stats.significance.significance_clusters`).
 CLUSTER_NOTE = (
     "cluster: configurations in one cluster do not differ significantly from each other "
     "(two-sided paired bootstrap, p > 0.05); a new cluster starts at the first configuration "

@@ -71,6 +71,7 @@ def render(
     digits: int = 3,
     timestamp: str | None = None,
     answer: pd.DataFrame | None = None,
+    chance: pd.DataFrame | None = None,
 ) -> str:
     """The leaderboard of ``results`` in ``format`` (one of :data:`FORMATS`) as text.
 
@@ -85,6 +86,10 @@ def render(
         answer: the answer of :func:`metaeval.answer.answer` with intervals and p-values
             (from the run's bootstrap samples); when omitted, human formats derive it from
             ``results`` without them.
+        chance: the chance level of each ranking (columns judgment_kind, level, statistic,
+            grouping, chance; :func:`metaeval.stats.evaluate.chance_levels`), marked on the
+            charts of the html format; without it, each statistic's own where it does not depend
+            on the data.
     """
     if format not in FORMATS:
         raise UsageError(f"unknown format {format!r}; known formats: {', '.join(FORMATS)}")
@@ -113,7 +118,7 @@ def render(
         return render_latex(heading, pairs, parts)
     if format == "html":
         pairs = flatten_signature(sig) if sig is not None else None
-        return render_html(heading, pairs, parts, digits, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig))
+        return render_html(heading, pairs, parts, digits, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig), chance=chance)
     footer = []
     if sig is not None:
         footer = [f"signature: {signature_line(sig)}", "(full signature: --format json, or signature.json in --out)"]

@@ -20,7 +20,7 @@ def config(metric: str, segmenter: str) -> SimpleNamespace:
 
 
 def fake_compare(values: dict[tuple[str, str], float], p_values: dict[frozenset, float], calls: list):
-    """A stand-in for metaeval.evaluate.compare: every pair of the given configurations, in
+    """A stand-in for metaeval.stats.paired.compare: every pair of the given configurations, in
     the order given, with the values and p-values chosen here."""
 
     def compare(configs, judgments, kind, statistic, level, *, grouping, n_bootstrap, seed, store=None):
