@@ -106,7 +106,7 @@ def child(argv: list[str]) -> None:
             importlib.import_module(name)
 
     clock.timed("imports", imports)
-    from metaeval import answer, api, evaluate, scoring, store
+    from metaeval import answer, api, evaluate, reuse, scoring, store
     from metaeval.metrics import get_metric
     from metaeval.segmenters.cache import SegmentationCache
 
@@ -118,8 +118,9 @@ def child(argv: list[str]) -> None:
         clock.wrap(cls, "segment_stats", f"metric {spec}")
     clock.wrap(scoring, "get_segmenter", lambda item, *_: f"segmenter {item}")
     clock.wrap(scoring, "_segment_with_progress", lambda seg, *_: f"segmenter {scoring.segmenter_label(seg)}")
-    clock.wrap(scoring, "_Reuse", "scoring: reuse plan and assembly")
-    clock.wrap(scoring, "_segment_keys", "scoring: reuse plan and assembly")
+    for attribute in ("plan", "assemble"):
+        clock.wrap(reuse.Reuse, attribute, "scoring: reuse plan and assembly")
+    clock.wrap(scoring, "segment_keys", "scoring: reuse plan and assembly")
     clock.wrap(scoring, "shared_tokens", "scoring: token tables")
     clock.wrap(scoring, "check_lengths", "scoring: token tables")
     clock.wrap(scoring, "warn_form_differences", "reading corpus and judgments")
