@@ -39,7 +39,7 @@ from typing import Any, Callable
 
 from benchmarks import workload
 from benchmarks.bench import DATA, REPO
-from benchmarks.store import update_key
+from benchmarks.store import store_and_say
 
 KEY = "stages"
 
@@ -149,7 +149,7 @@ def child(argv: list[str]) -> None:
                       "process_cpu_seconds": own.ru_utime + own.ru_stime}))
 
 
-def _python(args: list[str]) -> tuple[dict[str, Any], float]:
+def python_json(args: list[str]) -> tuple[dict[str, Any], float]:
     """The JSON that ``python ARGS`` prints last, and its CPU seconds (user + system)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=REPO, check=False)
@@ -171,7 +171,7 @@ def floor_cpu_seconds(corpus: Path, names: tuple[str, ...]) -> float:
         f"[segmenters.get(n).segment_many(texts) for n in {list(names)!r}]\n"
         "print(json.dumps({'cpu_seconds':time.process_time()-t}))\n"
     )
-    return float(_python(["-c", code])[0]["cpu_seconds"])
+    return float(python_json(["-c", code])[0]["cpu_seconds"])
 
 
 def measure(repeat: int) -> dict[str, Any]:
@@ -181,7 +181,7 @@ def measure(repeat: int) -> dict[str, Any]:
     for _ in range(repeat):
         floor = floor_cpu_seconds(corpus, workload.SEGMENTERS)
         with tempfile.TemporaryDirectory() as cache:
-            found, cpu = _python(["-m", "benchmarks.stages", "--child", *workload.run_arguments(corpus, "1", cache)])
+            found, cpu = python_json(["-m", "benchmarks.stages", "--child", *workload.run_arguments(corpus, "1", cache)])
         rounds.append({"segmentation_floor_cpu_seconds": floor, "run_cpu_seconds": cpu, "stages": found["stages"]})
     names = sorted({name for r in rounds for name in r["stages"]})
     stages = {name: statistics.median(r["stages"].get(name, 0.0) for r in rounds) for name in names}
@@ -226,9 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     entry = measure(args.repeat)
     print(table(entry))
-    if not args.no_store:
-        update_key(KEY, entry, args.out)
-        print(f"written: {args.out} [{KEY}]")
+    store_and_say(KEY, entry, args.out, not args.no_store)
     return 0
 
 
