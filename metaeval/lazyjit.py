@@ -10,14 +10,16 @@ one by its global name then finds a dispatcher there, as numba requires. The res
 numba's own: the same function, the same options, the same cache files.
 
 Where the cache files go: numba keeps them beside the source (``__pycache__``), so a fresh
-install, another checkout or another virtual environment compiles every kernel again (about 25
-CPU-s for all of them). Here numba is given one more place to look first: a folder per module
-named by the SHA-256 of the module's source, under ``$METAEVAL_KERNEL_CACHE`` (default
-``$XDG_CACHE_HOME/metaeval/kernels``, i.e. ``~/.cache/metaeval/kernels``), so that every install
-of the same source on the machine loads the kernels that any of them compiled. A changed source
-has another folder; numba's own checks of the machine and the signature still apply inside it.
-``METAEVAL_KERNEL_CACHE=""`` leaves numba's places as they are, and so does ``NUMBA_CACHE_DIR``,
-which numba consults first.
+install or another checkout compiles every kernel again (about 25 CPU-s for all of them). Here
+numba is given one more place to look first: a folder per module named by the SHA-256 of the
+module's source, under ``$METAEVAL_KERNEL_CACHE``, by default ``share/metaeval/kernels`` of the
+Python environment (``sys.prefix``, which the install writes to anyway; nothing goes to the
+user's home or temporary folders), so that every install of the same source into the
+environment (a reinstall, an upgrade that leaves a module unchanged, a fresh clone installed
+with ``pip install -e``) loads the kernels that an earlier one compiled. A changed source has
+another folder; numba's own checks of the machine and the signature still apply inside it. A
+folder that cannot be written is skipped for numba's own places, and ``METAEVAL_KERNEL_CACHE=""``
+turns it off; ``NUMBA_CACHE_DIR``, which numba consults first, still wins.
 """
 
 from __future__ import annotations
@@ -39,11 +41,12 @@ _LOCATOR_ADDED = False
 
 
 def kernel_cache_dir() -> Path | None:
-    """The folder of compiled kernels shared by every install of the same source (None: off)."""
+    """The folder of compiled kernels shared by every install of the same source into this
+    Python environment (None: off)."""
     found = os.environ.get(KERNEL_CACHE_ENV)
     if found is not None:
         return Path(found).expanduser() if found else None
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "metaeval" / "kernels"
+    return Path(sys.prefix) / "share" / "metaeval" / "kernels"
 
 
 @functools.lru_cache(maxsize=None)
