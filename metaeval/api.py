@@ -536,7 +536,7 @@ def run(
         "statistics": chosen.signature(),
         "versions": package_versions(),
     }
-    summary = answer(results, samples, left_out=granularity_free(scored.configs))
+    summary = answer(results, samples, left_out=granularity_free(scored.configs), adjust=chosen.adjust)
     chance = chance_levels(scored.configs, human, kinds, chosen)
     return Study(results=results, answer=summary, signature=signature, score_result=scored, judgments=human, chance=chance)
 

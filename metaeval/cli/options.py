@@ -30,9 +30,9 @@ def _help(option: Option) -> str:
     if option.kind == "list":
         parts.append(f"names: {', '.join(option.choices)}; comma-separated lists too")
     parts.append(f"default: {shown}")
-    taking = statistics_taking(option.field)
+    taking = option.changes or ", ".join(statistics_taking(option.field))
     if taking:
-        parts.append(f"changes {', '.join(taking)}")
+        parts.append(f"changes {taking}")
     return f"{option.help} ({'; '.join(parts)})"
 
 
