@@ -35,6 +35,25 @@ def _whole(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
+def check_sample_rate(value: Any) -> None:
+    """mt-metrics-eval's ``sample_rate`` of tie calibration (``KendallWithTiesOpt``), accepted where
+    a configuration is ported: 1.0 (every pair) is what metaeval always does, anything else a
+    usage error that says why."""
+    if not isinstance(value, bool) and isinstance(value, (int, float)) and value == 1.0:
+        return
+    raise UsageError(
+        f"sample_rate={value!r}: metaeval's tie calibration searches every pair exactly (one sweep over the sorted "
+        "differences of all pairs), so it never samples pairs; mt-metrics-eval's sample_rate below 1 estimates "
+        "epsilon and the statistic from a random share of the pairs, which metaeval does not reproduce. sample_rate=1.0 "
+        "(every pair, as mt-metrics-eval's WMT23 tasks use it) is the only value accepted; leave it out or give 1.0"
+    )
+
+
+#: Options of mt-metrics-eval that a ported configuration may carry and that change no number here:
+#: each is checked (:func:`check_sample_rate`) and dropped; they are in no signature.
+PORTED_OPTIONS = {"sample_rate": check_sample_rate}
+
+
 @dataclass(frozen=True)
 class Settings:
     """Options of one meta-evaluation (checked on construction; every default from
@@ -112,7 +131,11 @@ class Settings:
 
     @classmethod
     def build(cls, base: Settings | None = None, **options: Any) -> Settings:
-        """``base`` (default: every default) with ``options`` (field names) replaced, checked once."""
+        """``base`` (default: every default) with ``options`` (field names) replaced, checked once.
+        An option of :data:`PORTED_OPTIONS` is checked and dropped."""
+        for name in PORTED_OPTIONS:
+            if name in options:
+                PORTED_OPTIONS[name](options.pop(name))
         known = [f.name for f in dataclasses.fields(cls)]
         unknown = [k for k in options if k not in known]
         if unknown:
@@ -222,5 +245,6 @@ def statistics_signature(settings: Settings | None = None, **options: Any) -> di
 
 
 __all__ = [
-    "BOOTSTRAP_ONE", "MAX_BOOTSTRAP", "OPTIONS", "OPTION_KEYS", "REPORTING_FIELDS", "Option", "Settings", "statistics_signature",
+    "BOOTSTRAP_ONE", "MAX_BOOTSTRAP", "OPTIONS", "OPTION_KEYS", "PORTED_OPTIONS", "REPORTING_FIELDS", "Option", "Settings",
+    "check_sample_rate", "statistics_signature",
 ]  # fmt: skip
