@@ -4,6 +4,12 @@ For one corpus, each granularity (``char``, ``cjk-char``, the word segmenters of
 language, SentencePiece models of increasing vocabulary learnt from the references) is
 placed on one axis, **mean characters per token**: non-whitespace characters divided by
 tokens over every reference and system output of the corpus (each occurrence counted).
+``byte`` (every UTF-8 byte a token) sits below characters, at about 0.33-0.4 characters per
+token on CJK text: its tokens are decoded (:func:`metaeval.segmenters.bytelevel.tokens_text`)
+to count characters and place boundaries. TER is not computed at ``byte`` in the default
+ladder (:data:`NOT_AT_BYTES`; paragraphs reach 2,200 bytes, above TER's length limit, and its
+cost grows faster than the square of the length): the signature's ``notes`` say so; naming
+``byte`` with ``-s`` and TER with ``-m`` gives TER's usual length error.
 Against it stand the meta-evaluation statistics of each metric at that granularity, with
 95% bootstrap intervals (:func:`metaeval.scoring.score_corpus`,
 :func:`metaeval.stats.evaluate.evaluate`): by default segment-level consistency (Li et al.
@@ -46,17 +52,19 @@ DEFAULT_METRICS = ("bleu", "nist", "meteor", "gtm", "1-ter")
 STATISTICS = ("seg:consistency", "seg:acc_eq", "seg:pearson", "sys:spearman")
 #: Word (and character) segmenters per target language, from short to long units roughly.
 SEGMENTERS = {
-    "zh": ("char", "cjk-char", "jieba-nohmm", "jieba", "pkuseg", "thulac"),
+    "zh": ("byte", "char", "cjk-char", "jieba-nohmm", "jieba", "pkuseg", "thulac"),
     "ja": (
-        "char", "cjk-char", "mecab", "sudachi-a", "mecab-ipadic", "janome", "chasen", "nagisa",
+        "byte", "char", "cjk-char", "mecab", "sudachi-a", "mecab-ipadic", "janome", "chasen", "nagisa",
         "sudachi-b", "sudachi-c", "mecab-jumandic",
     ),
 }  # fmt: skip
-FALLBACK_SEGMENTERS = ("char", "13a")
+FALLBACK_SEGMENTERS = ("byte", "char", "13a")
 #: SentencePiece vocabularies as multiples of the number of distinct characters of the
 #: references: about 1.1 characters a token at the bottom, beyond words at the top.
 SUBWORD_LADDER = (("unigram", (1.1, 1.5, 2.0, 3.0)), ("bpe", (1.1, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0)))
-FAMILIES = ("characters", "words", "subwords")
+FAMILIES = ("bytes", "characters", "subwords", "words")
+#: Metrics (registry names) left out of the ``byte`` point of the default ladder.
+NOT_AT_BYTES = ("ter", "1-ter")
 #: Word order whose character equivalent is reported (Denoual & Lepage's N = 4).
 EQUIVALENCE_N = 4
 
@@ -102,9 +110,28 @@ def default_segmenters(target_lang: str) -> tuple[str, ...]:
 
 
 def family_of(name: str) -> str:
-    if name.startswith("spm:"):
+    """``bytes``, ``characters``, ``subwords`` or ``words``: the kind of unit of a segmenter label."""
+    base = name.split(":")[0]
+    if base == "spm":
         return "subwords"
-    return "characters" if name in ("char", "cjk-char") else "words"
+    if base == "byte":
+        return "bytes"
+    return "characters" if base in ("char", "cjk-char") else "words"
+
+
+def byte_points_metrics(metrics: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(metrics scored at ``byte`` in the default ladder, those left out: :data:`NOT_AT_BYTES`)."""
+    from metaeval.metrics import parse_spec
+
+    left = [m for m in metrics if parse_spec(m)[0] in NOT_AT_BYTES]
+    return [m for m in metrics if m not in left], left
+
+
+def as_characters(family: str, token_lists: Sequence[Sequence[str]]) -> Sequence[Sequence[str]]:
+    """The characters each text's tokens spell, for ``bytes`` (decoded); other tokens as they are."""
+    from metaeval.segmenters.bytelevel import tokens_text
+
+    return [list(tokens_text(toks)) for toks in token_lists] if family == "bytes" else token_lists
 
 
 def subword_specs(reference_lines: Sequence[str], ladder: Sequence[tuple[str, Sequence[float]]] = SUBWORD_LADDER) -> list[str]:
@@ -186,7 +213,9 @@ def sweep(
     package is missing are reported in ``skipped``); ``subwords`` default to
     :func:`subword_specs` of the references (pass ``[]`` for none). ``settings`` (default:
     :func:`default_settings`) with any of its fields in ``options`` (``n_bootstrap=200``,
-    ``statistics=[...]``) say what is computed, as for ``metaeval run``.
+    ``statistics=[...]``) say what is computed, as for ``metaeval run``. ``cache_dir`` keeps
+    the segmentations and the per-segment statistics (:class:`metaeval.store.Store`), so that a
+    rerun scores only what changed.
     """
     from metaeval.answer import answer, granularity_free
     from metaeval.equivalence import EquivalenceSettings, analyse, order_scores
@@ -215,16 +244,23 @@ def sweep(
     orders = EquivalenceSettings(max_word_order=EQUIVALENCE_N)
     char_orders = order_scores(corpus, "char", orders.max_char_order) if equivalence else None
 
+    byte_metrics, not_at_bytes = byte_points_metrics(metrics) if not segmenters else (list(metrics), [])
     rows, configs, bounds, equiv = [], [], {}, []
     for i, seg in enumerate(segs):
         cache = SegmentationCache(cache_dir)  # one per granularity: memory is freed as we go
         tokens = cache.segment(seg, texts)
-        mean, n_tokens, n_chars = chars_per_token(tokens)
         label = segmenter_label(seg)
-        rows.append(Granularity(label, family_of(label), seg.signature(), mean, n_tokens, n_chars))
-        bounds[label] = boundaries(tokens[: len(first_ref)])
-        del tokens
-        scored = score_corpus(corpus, [seg], list(metrics), executor=executor, cache=cache)
+        family = family_of(label)
+        n_tokens = sum(len(t) for t in tokens)
+        spelt = as_characters(family, tokens)
+        n_chars = chars_per_token(spelt)[2]
+        rows.append(Granularity(label, family, seg.signature(), n_chars / n_tokens if n_tokens else float("nan"), n_tokens, n_chars))
+        bounds[label] = boundaries(spelt[: len(first_ref)])
+        del tokens, spelt
+        these = byte_metrics if family == "bytes" else list(metrics)
+        if not these:
+            continue
+        scored = score_corpus(corpus, [seg], these, executor=executor, cache=cache, store=cache_dir)
         configs += scored.configs
         if equivalence and char_orders is not None:
             word = order_scores(corpus, seg, EQUIVALENCE_N, cache)
@@ -259,6 +295,11 @@ def sweep(
     }
     changed = {k: v for k, v in dataclasses.asdict(chosen).items()
                if k not in ("statistics", "n_bootstrap", "seed") and v != getattr(Settings(), k)}
+    if not_at_bytes and "bytes" in set(granularities["family"]):
+        signature["notes"] = [
+            f"{', '.join(not_at_bytes)} not computed at byte: paragraphs reach thousands of bytes, above TER's length "
+            "limit (max_len), and its cost grows faster than the square of the length; name byte with -s to try"
+        ]
     if changed:  # every other option that changes a number, where it is not the default
         signature["options"] = changed
     return SweepResult(

@@ -131,3 +131,37 @@ def test_command_writes_the_same_files_twice_and_refuses_to_overwrite(small_corp
     assert main(args + ["--out", str(tmp_path / "a")]) == 2
     assert "exists; pass --overwrite" in capsys.readouterr().err
     assert main(["sweep", str(small_corpus), "--out", str(tmp_path / "c"), "--subword", "spm:vocab=10,type=word"]) == 2
+
+
+def test_bytes_sit_below_characters_without_ter_and_are_no_word_level(small_corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus, judgments = corpora.read(small_corpus)
+    monkeypatch.setitem(sweep_module.SEGMENTERS, "zh", ("byte", "char", "jieba"))
+    result = sweep(corpus, judgments, subwords=[], metrics=["bleu", "1-ter"], n_bootstrap=30, equivalence=False)
+    row = result.granularities.set_index("name")
+    assert row.at["byte", "family"] == "bytes" and row.at["char", "family"] == "characters"
+    # the axis by hand: characters without whitespace over UTF-8 bytes of the same
+    texts = [t for ref in corpus.refs_list() for t in ref] + [t for h in corpus.systems.values() for t in h]
+    kept = ["".join(chars) for chars in segmenters.get("char").segment_many(texts)]
+    n_chars, n_bytes = sum(map(len, kept)), sum(len(t.encode("utf-8")) for t in kept)
+    assert (row.at["byte", "tokens"], row.at["byte", "characters"]) == (n_bytes, n_chars)
+    assert row.at["byte", "chars_per_token"] == pytest.approx(n_chars / n_bytes)
+    assert 0.33 < row.at["byte", "chars_per_token"] < 0.4
+    # byte boundaries, in characters, are those of char
+    pairs = result.boundaries.set_index(["a", "b"])["f1"]
+    assert pairs[("byte", "char")] == 1.0
+    # TER is left out at byte, and the notes say so; BLEU is there
+    at_byte = result.results[result.results["segmenter"] == "byte"]
+    assert set(at_byte["metric"]) == {"bleu"}
+    assert set(result.results[result.results["segmenter"] == "char"]["metric"]) == {"bleu", "1-ter"}
+    assert "1-ter not computed at byte" in result.signature["notes"][0]
+    # byte is not a word segmenter: char is compared with jieba only
+    assert (result.answer["word_segmenter"] == "jieba").all()
+    assert sweep_module.family_of("byte:invisible=keep") == "bytes" and sweep_module.FAMILIES[0] == "bytes"
+
+
+def test_ter_at_a_named_byte_point_is_the_usual_length_error(small_corpus: Path, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    args = ["sweep", str(small_corpus), "-s", "byte", "-s", "char", "--no-subwords", "-m", "ter:max_len=100",
+            "--bootstrap", "10", "-q", "--jobs", "1", "--no-equivalence", "--out", str(tmp_path / "t")]  # fmt: skip
+    assert main(args) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "max_len" in err[0] and "Traceback" not in err[0], err
