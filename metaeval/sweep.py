@@ -26,7 +26,9 @@ Two more views of the same ladder:
   two granularities, ``2 |A ∩ B| / (|A| + |B|)`` over the positions (in the text without
   whitespace) where a token ends and another begins. ``char`` has every position.
 
-and the answer of :mod:`metaeval.answer`: per statistic, ``char`` against the best of the word
+the curve in one number (:mod:`metaeval.slope`): per metric and statistic, the least-squares
+slope against log2 of characters per token with its bootstrap interval, and where a quadratic
+fit is highest; and the answer of :mod:`metaeval.answer`: per statistic, ``char`` against the best of the word
 segmenters, chosen in each bootstrap resample (the sweep's word segmenters are many, so the
 choice matters most here), with p-values adjusted over each statistic's metrics.
 """
@@ -92,7 +94,9 @@ class SweepResult:
     - ``equivalence``: per granularity, M equivalent to N = 4 and ranking agreement;
     - ``boundaries``: boundary F1 between every two granularities (long form);
     - ``answer``: :func:`metaeval.answer.answer` of the results (char against the best word
-      segmenter, p-values adjusted as the settings' ``adjust`` says).
+      segmenter, p-values adjusted as the settings' ``adjust`` says);
+    - ``slopes``: :func:`metaeval.slope.curve_slopes` of the results, the statistic's change per
+      doubling of the unit with its interval, and where the quadratic fit is highest.
     """
 
     dataset: str
@@ -103,6 +107,7 @@ class SweepResult:
     boundaries: pd.DataFrame
     signature: dict[str, Any] = field(default_factory=dict)
     answer: pd.DataFrame = field(default_factory=pd.DataFrame)
+    slopes: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def default_segmenters(target_lang: str) -> tuple[str, ...]:
@@ -218,6 +223,7 @@ def sweep(
     rerun scores only what changed.
     """
     from metaeval.answer import answer, granularity_free
+    from metaeval.slope import curve_slopes
     from metaeval.equivalence import EquivalenceSettings, analyse, order_scores
     from metaeval.stats.evaluate import evaluate
     from metaeval.stats.human import resolve_kinds
@@ -274,6 +280,7 @@ def sweep(
     lookup = granularities.set_index("name")
     results.insert(3, "family", results["segmenter"].map(lookup["family"]))
     results.insert(4, "chars_per_token", results["segmenter"].map(lookup["chars_per_token"]))
+    slopes = curve_slopes(results, samples)
     names_done = list(granularities["name"])
     boundary_rows = [
         {"a": a, "b": b, "f1": boundary_f1(bounds[a], bounds[b])}
@@ -311,6 +318,7 @@ def sweep(
         boundaries=pd.DataFrame(boundary_rows, columns=["a", "b", "f1"]),
         signature=signature,
         answer=summary,
+        slopes=slopes,
     )
 
 

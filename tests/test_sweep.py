@@ -115,6 +115,9 @@ def test_sweep_matches_run_and_places_each_granularity(small_corpus: Path, monke
     shared = mine_answer.index.intersection(theirs_answer.index)
     assert len(shared) >= 3 and mine_answer.loc[shared].equals(theirs_answer.loc[shared])
     assert (result.answer["word_segmenter"] == "jieba").all() and result.answer["p_adjusted"].notna().all()
+    # the slopes: one per (ranking, metric), on the three points
+    assert len(result.slopes) == len(result.results.dropna(subset=["value"]).groupby(["judgment_kind", "level", "statistic", "grouping", "tie_policy", "metric"], dropna=False))
+    assert (result.slopes["points"] == 3).all() and result.slopes["n_samples"].gt(0).all()
 
 
 def test_command_writes_the_same_files_twice_and_refuses_to_overwrite(small_corpus: Path, tmp_path: Path, capsys) -> None:  # noqa: ANN001
@@ -123,11 +126,15 @@ def test_command_writes_the_same_files_twice_and_refuses_to_overwrite(small_corp
     assert main(args + ["--out", str(tmp_path / "a")]) == 0
     assert main(args + ["--out", str(tmp_path / "b")]) == 0
     names = sorted(p.name for p in (tmp_path / "a").iterdir())
-    assert names == sorted(["curve.png", "summary.md", "answer.tsv", "results.tsv", "granularities.tsv", "best.tsv", "spread.tsv",
+    assert names == sorted(["curve.png", "summary.md", "slopes.tsv", "answer.tsv", "results.tsv", "granularities.tsv", "best.tsv", "spread.tsv",
                             "boundaries.tsv", "equivalence.tsv", "signature.json"])  # fmt: skip
     for name in names:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
-    capsys.readouterr()
+    printed = capsys.readouterr().out
+    assert printed.index("the granularity curve in one number") < printed.index(str(tmp_path / "b" / "curve.png"))
+    assert "Slope:" in (tmp_path / "a" / "summary.md").read_text(encoding="utf-8").split("## ")[1]
+    slopes = pd.read_csv(tmp_path / "a" / "slopes.tsv", sep="\t")
+    assert (slopes["points"] == 3).all() and slopes["slope_ci_low"].le(slopes["slope_ci_high"]).all()
     assert main(args + ["--out", str(tmp_path / "a")]) == 2
     assert "exists; pass --overwrite" in capsys.readouterr().err
     assert main(["sweep", str(small_corpus), "--out", str(tmp_path / "c"), "--subword", "spm:vocab=10,type=word"]) == 2

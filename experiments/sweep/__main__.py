@@ -1,15 +1,18 @@
 """At which granularity do metrics agree best with humans? The sweep on four public corpora.
 
-    python -m experiments.sweep [--data DIR] [--out DIR] [--bootstrap N] [--only PATH ...]
+    python -m experiments.sweep [--data DIR] [--out DIR] [--bootstrap N] [--only PATH ...] [--cache-dir DIR]
 
 For each corpus of :data:`DATASETS` this runs :func:`metaeval.sweep.sweep` with its defaults
 (every segmenter of the target language that runs here, the SentencePiece ladder learnt
 from the references, BLEU, NIST, METEOR, GTM and 1-TER, 1000 bootstrap samples, seed 12345)
 and writes its files into ``<out>/<dataset>/`` (:func:`metaeval.report.sweep.write_sweep`).
-``<out>/summary.md`` gathers, per corpus, the best granularity of each metric and
-statistic, and the word-segmenter spread against the word-character gap;
+``<out>/summary.md`` gathers, per corpus, first the slope of each statistic against log2
+characters per token (:mod:`metaeval.slope`; also ``<out>/slopes.tsv``), the best granularity of
+each metric and statistic, and the word-segmenter spread against the word-character gap;
 ``<out>/runtime.json`` records how long each corpus took (the only file that changes from
 run to run: every other file is byte-identical for the same data, packages and seed).
+``--cache-dir`` keeps segmentations and per-segment statistics, so that a rerun scores only
+what changed.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from metaeval import corpora
 from metaeval.errors import MetaevalError, UsageError
 from metaeval.report.equivalence import frame_section
 from metaeval.report.files import write_atomic
-from metaeval.report.sweep import write_sweep
+from metaeval.report.sweep import SLOPE_SHOWN, SLOPE_TITLE, write_sweep
 from metaeval.report.text import render_markdown
 from metaeval.sweep import best_granularities, dictionary_spread, sweep
 
@@ -39,23 +42,27 @@ DATASETS = ("wmt24-esa/en-zh", "wmt24-esa/en-ja", "wmt21/en-zh", "wmt21/en-ja")
 SEED = 12345
 
 
-def run(data: Path, out: Path, datasets: Sequence[str], n_bootstrap: int) -> dict[str, float]:
+def run(data: Path, out: Path, datasets: Sequence[str], n_bootstrap: int, cache_dir: Path | None = None) -> dict[str, float]:
     """Sweep each corpus, write its folder; return seconds per corpus."""
     seconds: dict[str, float] = {}
-    best_frames, spread_frames, boundary_frames = [], [], []
+    best_frames, spread_frames, boundary_frames, slope_frames = [], [], [], []
     for path in datasets:
         folder = data / path
         if not folder.is_dir():
             raise UsageError(f"{folder}: corpus folder not found (set METAEVAL_DATA or pass --data)")
         start = time.perf_counter()
         corpus, judgments = corpora.read(folder)
-        result = sweep(corpus, judgments, n_bootstrap=n_bootstrap, seed=SEED)
+        result = sweep(corpus, judgments, n_bootstrap=n_bootstrap, seed=SEED, cache_dir=cache_dir)
         write_sweep(result, out / path.replace("/", "_"), overwrite=True)
         seconds[path] = round(time.perf_counter() - start, 1)
         for frames, table in ((best_frames, best_granularities(result.results)), (spread_frames, dictionary_spread(result.results))):
             frames.append(table.assign(dataset=path))
         boundary_frames.append(_boundary_summary(result).assign(dataset=path))
+        slope_frames.append(result.slopes.assign(dataset=path))
+    slopes = pd.concat(slope_frames, ignore_index=True)
+    write_atomic(out / "slopes.tsv", slopes.to_csv(sep="\t", index=False, float_format="%.10g", lineterminator="\n"), overwrite=True)
     sections = [
+        frame_section(SLOPE_TITLE, _first(slopes[["dataset", *SLOPE_SHOWN]])),
         frame_section("Best granularity per corpus, metric and statistic (95% interval)", _first(pd.concat(best_frames))),
         frame_section("Word segmenters among themselves (spread) against words against characters", _first(pd.concat(spread_frames))),
         frame_section("Token boundaries: agreement between word segmenters against agreement with characters (F1)", _first(pd.concat(boundary_frames))),
@@ -88,11 +95,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT, help=f"output folder (default {OUT})")
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples (default 1000)")
     parser.add_argument("--only", action="append", choices=DATASETS, help="corpus to run (repeatable)")
+    parser.add_argument("--cache-dir", type=Path, help="keep segmentations and per-segment statistics here for cheap reruns")
     args = parser.parse_args(argv)
     datasets = tuple(args.only) if args.only else DATASETS
     start = time.perf_counter()
     try:
-        seconds = run(args.data, args.out, datasets, args.bootstrap)
+        seconds = run(args.data, args.out, datasets, args.bootstrap, args.cache_dir)
     except MetaevalError as exc:
         sys.stderr.write(f"sweep: error: {exc}\n")
         return exc.exit_code

@@ -19,7 +19,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from metaeval.errors import DataError
     from metaeval.paths import check_writable_folder
     from metaeval.report.files import check_output_folder
-    from metaeval.report.sweep import FILES, write_sweep
+    from metaeval.report.equivalence import frame_section
+    from metaeval.report.sweep import FILES, SLOPE_TITLE, slope_table, write_sweep
+    from metaeval.report.text import render_text
     metrics = args.metric or list(DEFAULT_METRICS)
     subwords = [] if args.no_subwords else (args.subword or None)
     check_names(list(args.segmenter or []) + list(subwords or []), metrics)
@@ -36,6 +38,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             kinds=split_list(args.kind) or None, settings=settings, executor=executor, cache_dir=args.cache_dir,
             equivalence=not args.no_equivalence, progress=progress,
         )  # fmt: skip
+    if len(result.slopes):
+        print(render_text(f"{result.dataset}: the granularity curve in one number", None, [frame_section(SLOPE_TITLE, slope_table(result))]))
     for path in write_sweep(result, Path(args.out), overwrite=args.overwrite):
         print(path)
     return 0

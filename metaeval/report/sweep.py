@@ -4,12 +4,12 @@
 
 - ``curve.png``: one panel per (judgment kind, level, statistic, grouping); x = mean
   characters per token, y = the statistic, one line per metric with its 95% interval;
-- ``summary.md``: the granularities, the curve as tables (rows by characters per token,
+- ``summary.md``: the slopes (:mod:`metaeval.slope`), the granularities, the curve as tables (rows by characters per token,
   a column per metric, ``value [ci_low, ci_high]``), the best granularity per metric, the
   spread across word segmenters against the word-character gap, boundary agreement and
   the Denoual & Lepage equivalence over the ladder, and the answer (char against the best word
   segmenter, chosen in each resample, with raw and adjusted p-values);
-- ``answer.tsv`` (:func:`metaeval.answer.answer`), ``results.tsv`` (the ResultTable with ``family`` and ``chars_per_token``),
+- ``slopes.tsv`` (:func:`metaeval.slope.curve_slopes`), ``answer.tsv`` (:func:`metaeval.answer.answer`), ``results.tsv`` (the ResultTable with ``family`` and ``chars_per_token``),
   ``granularities.tsv``, ``best.tsv``, ``spread.tsv``, ``boundaries.tsv``,
   ``equivalence.tsv``, ``signature.json``.
 """
@@ -34,7 +34,7 @@ from metaeval.sweep import SweepResult, best_granularities, dictionary_spread
 
 PANEL_KEYS = ["judgment_kind", "level", "statistic", "grouping"]
 FILES = (
-    "curve.png", "summary.md", "answer.tsv", "results.tsv", "granularities.tsv", "best.tsv", "spread.tsv",
+    "curve.png", "summary.md", "slopes.tsv", "answer.tsv", "results.tsv", "granularities.tsv", "best.tsv", "spread.tsv",
     "boundaries.tsv", "equivalence.tsv", "signature.json",
 )  # fmt: skip
 
@@ -83,10 +83,25 @@ def figure(result: SweepResult, path: "str | Path", overwrite: bool = False) -> 
     )  # fmt: skip
 
 
+#: The slope's columns in the summary and on the terminal (slopes.tsv has them all).
+SLOPE_SHOWN = (
+    "judgment_kind", "level", "statistic", "grouping", "metric", "points", "slope", "slope_ci_low", "slope_ci_high", "p_value",
+    "interior_maximum", "peak_chars_per_token", "peak_ci_low", "peak_ci_high",
+)  # fmt: skip
+SLOPE_TITLE = ("Slope: change of each statistic per doubling of the unit (least squares on log2 characters per token; "
+               "95% interval and p from the shared bootstrap resamples; where the quadratic fit is highest)")
+
+
+def slope_table(result: SweepResult) -> pd.DataFrame:
+    """The slopes as ``summary.md`` and ``metaeval sweep`` show them."""
+    return result.slopes[list(SLOPE_SHOWN)] if len(result.slopes) else result.slopes
+
+
 def summary_markdown(result: SweepResult) -> str:
-    """``summary.md``: every table of the sweep."""
+    """``summary.md``: every table of the sweep, the slopes first."""
     granularities = result.granularities.sort_values(["chars_per_token", "name"]).drop(columns="signature")
-    sections = [frame_section("Granularities (mean characters per token over references and system outputs)", granularities)]
+    sections = [frame_section(SLOPE_TITLE, slope_table(result))] if len(result.slopes) else []
+    sections.append(frame_section("Granularities (mean characters per token over references and system outputs)", granularities))
     if len(result.skipped):
         sections.append(frame_section("Segmenters that cannot run here", result.skipped))
     sections += [frame_section(f"Curve: {title}", table) for title, table in curve_tables(result)]
@@ -147,6 +162,7 @@ def write_sweep(result: SweepResult, out: "str | Path", overwrite: bool = False)
     written = [figure(result, folder / "curve.png", overwrite=overwrite)]
     texts = {
         "summary.md": summary_markdown(result),
+        "slopes.tsv": _tsv(result.slopes),
         "answer.tsv": _tsv(result.answer),
         "results.tsv": _tsv(result.results),
         "granularities.tsv": _tsv(result.granularities),
