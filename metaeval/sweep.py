@@ -48,8 +48,10 @@ from metaeval.errors import DataError, MissingDependencyError
 from metaeval.stats.settings import Settings
 from metaeval.versions import package_versions
 
-#: Metrics whose value depends on the granularity (chrF ignores tokens; ask for it with -m).
-DEFAULT_METRICS = ("bleu", "nist", "meteor", "gtm", "1-ter")
+#: Metrics whose value depends on the granularity, with chrF++ (word n-grams from the segmenter),
+#: and chrF, which ignores tokens: the same at every point but ``byte`` (byte n-grams), the
+#: reference line, left out of the answer (:func:`metaeval.answer.characters_only`).
+DEFAULT_METRICS = ("bleu", "nist", "meteor", "gtm", "1-ter", "chrf++", "chrf")
 #: Statistics drawn by default, as ``level:statistic``.
 STATISTICS = ("seg:consistency", "seg:acc_eq", "seg:pearson", "sys:spearman")
 #: Word (and character) segmenters per target language, from short to long units roughly.

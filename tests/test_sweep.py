@@ -172,3 +172,20 @@ def test_ter_at_a_named_byte_point_is_the_usual_length_error(small_corpus: Path,
     assert main(args) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "max_len" in err[0] and "Traceback" not in err[0], err
+
+
+def test_chrf_pp_is_a_default_of_run_and_sweep_and_chrf_the_reference(small_corpus: Path) -> None:
+    from metaeval.metrics import DEFAULT_METRICS
+
+    assert {"chrf++", "chrf"} <= set(DEFAULT_METRICS) and {"chrf++", "chrf"} <= set(sweep_module.DEFAULT_METRICS)
+    corpus, judgments = corpora.read(small_corpus)
+    direct = run(corpus, ["char", "jieba"], judgments=judgments, bootstrap=20)
+    rows = direct.results[(direct.results["statistic"] == "pearson") & (direct.results["level"] == "seg")]
+    def value(metric: str, segmenter: str) -> np.ndarray:
+        return rows[(rows["metric"] == metric) & (rows["segmenter"] == segmenter)]["value"].to_numpy(float)
+
+    # chrF++'s word n-grams follow the segmenter; chrF is the same at both
+    assert (value("chrf++", "char") != value("chrf++", "jieba")).all() and len(value("chrf++", "char"))
+    assert value("chrf", "char") == pytest.approx(value("chrf", "jieba"), abs=1e-3)
+    # the answer counts chrF++ among the metrics that depend on granularity and leaves chrF out
+    assert (direct.answer["left_out"] == "chrf").all() and (direct.answer["metrics"] == 6).all()

@@ -4,7 +4,7 @@
 
 For each corpus of :data:`DATASETS` this runs :func:`metaeval.sweep.sweep` with its defaults
 (every segmenter of the target language that runs here, the SentencePiece ladder learnt
-from the references, BLEU, NIST, METEOR, GTM and 1-TER, 1000 bootstrap samples, seed 12345)
+from the references, BLEU, NIST, METEOR, GTM, 1-TER (not at byte), chrF++ and chrF, 1000 bootstrap samples, seed 12345)
 and writes its files into ``<out>/<dataset>/`` (:func:`metaeval.report.sweep.write_sweep`).
 ``<out>/summary.md`` gathers, per corpus, first the slope of each statistic against log2
 characters per token (:mod:`metaeval.slope`; also ``<out>/slopes.tsv``), the best granularity of
