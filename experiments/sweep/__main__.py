@@ -12,7 +12,7 @@ each metric and statistic, and the word-segmenter spread against the word-charac
 ``<out>/runtime.json`` records how long each corpus took (the only file that changes from
 run to run: every other file is byte-identical for the same data, packages and seed).
 ``--cache-dir`` keeps segmentations and per-segment statistics, so that a rerun scores only
-what changed.
+what changed. ``--redraw`` only draws each corpus's ``curve.png`` again from its ``results.tsv``.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from metaeval import corpora
 from metaeval.errors import MetaevalError, UsageError
 from metaeval.report.equivalence import frame_section
 from metaeval.report.files import write_atomic
-from metaeval.report.sweep import SLOPE_SHOWN, SLOPE_TITLE, write_sweep
+from metaeval.report.sweep import SLOPE_SHOWN, SLOPE_TITLE, figure, write_sweep
 from metaeval.report.text import render_markdown
-from metaeval.sweep import best_granularities, dictionary_spread, sweep
+from metaeval.sweep import SweepResult, best_granularities, dictionary_spread, sweep
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = Path(os.environ.get("METAEVAL_DATA", REPO.parent / "shared" / "data"))
@@ -72,6 +72,21 @@ def run(data: Path, out: Path, datasets: Sequence[str], n_bootstrap: int, cache_
     return seconds
 
 
+def redraw(out: Path, datasets: Sequence[str]) -> list[Path]:
+    """Draw ``<out>/<dataset>/curve.png`` again from the ``results.tsv`` and ``signature.json`` beside it."""
+    drawn = []
+    for path in datasets:
+        folder = out / path.replace("/", "_")
+        if not (folder / "results.tsv").is_file():
+            raise UsageError(f"{folder / 'results.tsv'}: not found; run the sweep first")
+        results = pd.read_csv(folder / "results.tsv", sep="\t", keep_default_na=False, na_values=[""])
+        name = json.loads((folder / "signature.json").read_text(encoding="utf-8"))["dataset"]
+        empty = pd.DataFrame()
+        result = SweepResult(dataset=name, granularities=empty, skipped=empty, results=results, equivalence=empty, boundaries=empty)
+        drawn.append(figure(result, folder / "curve.png", overwrite=True))
+    return drawn
+
+
 def _first(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[["dataset"] + [c for c in frame.columns if c != "dataset"]].reset_index(drop=True)
 
@@ -96,8 +111,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples (default 1000)")
     parser.add_argument("--only", action="append", choices=DATASETS, help="corpus to run (repeatable)")
     parser.add_argument("--cache-dir", type=Path, help="keep segmentations and per-segment statistics here for cheap reruns")
+    parser.add_argument("--redraw", action="store_true", help="only draw each curve.png again from its results.tsv")
     args = parser.parse_args(argv)
     datasets = tuple(args.only) if args.only else DATASETS
+    if args.redraw:
+        for path in redraw(args.out, datasets):
+            print(path)
+        return 0
     start = time.perf_counter()
     try:
         seconds = run(args.data, args.out, datasets, args.bootstrap, args.cache_dir)

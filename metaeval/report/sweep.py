@@ -3,7 +3,9 @@
 ``write_sweep`` writes, into one folder, each file atomically:
 
 - ``curve.png``: one panel per (judgment kind, level, statistic, grouping); x = mean
-  characters per token, y = the statistic, one line per metric with its 95% interval;
+  characters per token, y = the statistic, one colour per metric with its 95% interval, a
+  marker per family (bytes, characters, subwords, words), a line joining the points of one
+  family only;
 - ``summary.md``: the slopes (:mod:`metaeval.slope`), the granularities, the curve as tables (rows by characters per token,
   a column per metric, ``value [ci_low, ci_high]``), the best granularity per metric, the
   spread across word segmenters against the word-character gap, boundary agreement and
@@ -71,9 +73,10 @@ def figure(result: SweepResult, path: "str | Path", overwrite: bool = False) -> 
     panels = []
     for key, group in result.results.dropna(subset=["value"]).groupby(PANEL_KEYS, sort=True):
         series = {
-            metric: (rows["chars_per_token"], rows["value"], rows["ci_low"].fillna(rows["value"]), rows["ci_high"].fillna(rows["value"]))
+            metric: (rows["chars_per_token"], rows["value"], rows["ci_low"].fillna(rows["value"]), rows["ci_high"].fillna(rows["value"]),
+                     rows["family"])
             for metric, rows in group.groupby("metric", sort=True)
-        }
+        }  # fmt: skip
         panels.append((_panel_title(key), series))
     if not panels:
         raise UsageError(f"{result.dataset}: no defined statistic to draw")
