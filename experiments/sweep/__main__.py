@@ -33,7 +33,7 @@ from metaeval.report.equivalence import frame_section
 from metaeval.report.files import write_atomic
 from metaeval.report.sweep import SLOPE_SHOWN, SLOPE_TITLE, figure, write_sweep
 from metaeval.report.text import render_markdown
-from metaeval.sweep import SweepResult, best_granularities, dictionary_spread, sweep
+from metaeval.sweep import SweepResult, sweep
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = Path(os.environ.get("METAEVAL_DATA", REPO.parent / "shared" / "data"))
@@ -43,9 +43,9 @@ SEED = 12345
 
 
 def run(data: Path, out: Path, datasets: Sequence[str], n_bootstrap: int, cache_dir: Path | None = None) -> dict[str, float]:
-    """Sweep each corpus, write its folder; return seconds per corpus."""
+    """Sweep each corpus, write its folder, then the gathered files (:func:`gather`); return
+    seconds per corpus."""
     seconds: dict[str, float] = {}
-    best_frames, spread_frames, boundary_frames, slope_frames = [], [], [], []
     for path in datasets:
         folder = data / path
         if not folder.is_dir():
@@ -55,21 +55,37 @@ def run(data: Path, out: Path, datasets: Sequence[str], n_bootstrap: int, cache_
         result = sweep(corpus, judgments, n_bootstrap=n_bootstrap, seed=SEED, cache_dir=cache_dir)
         write_sweep(result, out / path.replace("/", "_"), overwrite=True)
         seconds[path] = round(time.perf_counter() - start, 1)
-        for frames, table in ((best_frames, best_granularities(result.results)), (spread_frames, dictionary_spread(result.results))):
-            frames.append(table.assign(dataset=path))
-        boundary_frames.append(_boundary_summary(result).assign(dataset=path))
-        slope_frames.append(result.slopes.assign(dataset=path))
-    slopes = pd.concat(slope_frames, ignore_index=True)
+    gather(out, datasets, n_bootstrap)
+    return seconds
+
+
+def gather(out: Path, datasets: Sequence[str], n_bootstrap: int) -> None:
+    """``<out>/slopes.tsv`` and ``<out>/summary.md`` from the corpus folders of ``datasets``
+    (so that corpora swept by separate processes are summarised together)."""
+    tables: dict[str, list[pd.DataFrame]] = {"slopes": [], "best": [], "spread": [], "boundaries": []}
+    for path in datasets:
+        folder = out / path.replace("/", "_")
+        read = {name: _read_tsv(folder / f"{name}.tsv") for name in ("slopes", "best", "spread", "boundaries", "granularities")}
+        for name in ("slopes", "best", "spread"):
+            tables[name].append(read[name].assign(dataset=path))
+        tables["boundaries"].append(_boundary_summary(read["granularities"], read["boundaries"]).assign(dataset=path))
+    slopes = pd.concat(tables["slopes"], ignore_index=True)
     write_atomic(out / "slopes.tsv", slopes.to_csv(sep="\t", index=False, float_format="%.10g", lineterminator="\n"), overwrite=True)
     sections = [
         frame_section(SLOPE_TITLE, _first(slopes[["dataset", *SLOPE_SHOWN]])),
-        frame_section("Best granularity per corpus, metric and statistic (95% interval)", _first(pd.concat(best_frames))),
-        frame_section("Word segmenters among themselves (spread) against words against characters", _first(pd.concat(spread_frames))),
-        frame_section("Token boundaries: agreement between word segmenters against agreement with characters (F1)", _first(pd.concat(boundary_frames))),
-    ]
+        frame_section("Best granularity per corpus, metric and statistic (95% interval)", _first(pd.concat(tables["best"]))),
+        frame_section("Word segmenters among themselves (spread) against words against characters", _first(pd.concat(tables["spread"]))),
+        frame_section("Token boundaries: agreement between word segmenters against agreement with characters (F1)",
+                      _first(pd.concat(tables["boundaries"]))),
+    ]  # fmt: skip
     signature = [("datasets", ", ".join(datasets)), ("n_bootstrap", str(n_bootstrap)), ("seed", str(SEED))]
     write_atomic(out / "summary.md", render_markdown("Granularity sweep: summary", signature, sections), overwrite=True)
-    return seconds
+
+
+def _read_tsv(path: Path) -> pd.DataFrame:
+    if not path.is_file():
+        raise UsageError(f"{path}: not found; sweep that corpus first")
+    return pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""])
 
 
 def redraw(out: Path, datasets: Sequence[str]) -> list[Path]:
@@ -91,10 +107,9 @@ def _first(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[["dataset"] + [c for c in frame.columns if c != "dataset"]].reset_index(drop=True)
 
 
-def _boundary_summary(result) -> pd.DataFrame:  # noqa: ANN001
+def _boundary_summary(granularities: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     """Lowest and highest boundary F1 between two word segmenters, and between a word segmenter and char."""
-    family = dict(zip(result.granularities["name"], result.granularities["family"]))
-    table = result.boundaries
+    family = dict(zip(granularities["name"], granularities["family"]))
     words = table[(table["a"].map(family) == "words") & (table["b"].map(family) == "words")]
     with_char = table[((table["a"] == "char") & (table["b"].map(family) == "words")) | ((table["b"] == "char") & (table["a"].map(family) == "words"))]
     return pd.DataFrame([{
@@ -112,11 +127,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", action="append", choices=DATASETS, help="corpus to run (repeatable)")
     parser.add_argument("--cache-dir", type=Path, help="keep segmentations and per-segment statistics here for cheap reruns")
     parser.add_argument("--redraw", action="store_true", help="only draw each curve.png again from its results.tsv")
+    parser.add_argument("--gather", action="store_true", help="only write summary.md and slopes.tsv from the corpus folders")
     args = parser.parse_args(argv)
     datasets = tuple(args.only) if args.only else DATASETS
-    if args.redraw:
-        for path in redraw(args.out, datasets):
-            print(path)
+    if args.redraw or args.gather:
+        try:
+            for path in redraw(args.out, datasets) if args.redraw else []:
+                print(path)
+            if args.gather:
+                gather(args.out, datasets, args.bootstrap)
+        except MetaevalError as exc:
+            sys.stderr.write(f"sweep: error: {exc}\n")
+            return exc.exit_code
         return 0
     start = time.perf_counter()
     try:
@@ -125,6 +147,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"sweep: error: {exc}\n")
         return exc.exit_code
     runtime = {"seconds_per_dataset": seconds, "seconds_total": round(time.perf_counter() - start, 1), "cpus": os.cpu_count()}
+    if args.only and (args.out / "runtime.json").is_file():  # corpora swept by separate runs: keep the others' times
+        earlier = json.loads((args.out / "runtime.json").read_text(encoding="utf-8"))
+        runtime["seconds_per_dataset"] = {**earlier.get("seconds_per_dataset", {}), **seconds}
+        runtime["seconds_total"] = round(sum(runtime["seconds_per_dataset"].values()), 1)
     write_atomic(args.out / "runtime.json", json.dumps(runtime, indent=1, sort_keys=True) + "\n", overwrite=True)
     return 0
 
