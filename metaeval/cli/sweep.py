@@ -1,4 +1,4 @@
-"""``metaeval sweep``: every granularity from characters through subwords to words, as a curve."""
+"""``metaeval sweep``: every granularity from bytes and characters through subwords to words: its slope and curve."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sweep", help="every granularity from characters through subwords to words, as a curve")
+    p = sub.add_parser("sweep", help="every granularity from bytes and characters through subwords to words: its slope and curve")
     add_corpus_options(p)
     add_judgment_options(p)
     add_statistics_options(p)
