@@ -61,18 +61,21 @@ def run(data: Path, out: Path, datasets: Sequence[str], n_bootstrap: int, cache_
 
 def gather(out: Path, datasets: Sequence[str], n_bootstrap: int) -> None:
     """``<out>/slopes.tsv`` and ``<out>/summary.md`` from the corpus folders of ``datasets``
-    (so that corpora swept by separate processes are summarised together)."""
+    (so that corpora swept by separate processes are summarised together); a corpus folder
+    without ``slopes.tsv`` (swept before the slopes existed) has no rows in the slopes."""
     tables: dict[str, list[pd.DataFrame]] = {"slopes": [], "best": [], "spread": [], "boundaries": []}
     for path in datasets:
         folder = out / path.replace("/", "_")
-        read = {name: _read_tsv(folder / f"{name}.tsv") for name in ("slopes", "best", "spread", "boundaries", "granularities")}
-        for name in ("slopes", "best", "spread"):
+        read = {name: _read_tsv(folder / f"{name}.tsv") for name in ("best", "spread", "boundaries", "granularities")}
+        if (folder / "slopes.tsv").is_file():  # a corpus swept before the slopes existed has none
+            tables["slopes"].append(_read_tsv(folder / "slopes.tsv").assign(dataset=path))
+        for name in ("best", "spread"):
             tables[name].append(read[name].assign(dataset=path))
         tables["boundaries"].append(_boundary_summary(read["granularities"], read["boundaries"]).assign(dataset=path))
-    slopes = pd.concat(tables["slopes"], ignore_index=True)
+    slopes = pd.concat(tables["slopes"], ignore_index=True) if tables["slopes"] else pd.DataFrame(columns=["dataset", *SLOPE_SHOWN])
     write_atomic(out / "slopes.tsv", slopes.to_csv(sep="\t", index=False, float_format="%.10g", lineterminator="\n"), overwrite=True)
-    sections = [
-        frame_section(SLOPE_TITLE, _first(slopes[["dataset", *SLOPE_SHOWN]])),
+    sections = [frame_section(SLOPE_TITLE, _first(slopes[["dataset", *SLOPE_SHOWN]]))] if len(slopes) else []
+    sections += [
         frame_section("Best granularity per corpus, metric and statistic (95% interval)", _first(pd.concat(tables["best"]))),
         frame_section("Word segmenters among themselves (spread) against words against characters", _first(pd.concat(tables["spread"]))),
         frame_section("Token boundaries: agreement between word segmenters against agreement with characters (F1)",
