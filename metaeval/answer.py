@@ -14,7 +14,9 @@ tie policy):
   the paired bootstrap differences, and the two-sided paired bootstrap p-value (Koehn 2004;
   :func:`metaeval.stats.significance.paired_bootstrap_test`, the test behind significance clusters);
 - **tally** over every segmentation-dependent metric: for how many char is ahead of the best
-  word level, and how many differences are significant (p <= alpha) each way.
+  word level, and how many differences are significant (p <= alpha) each way;
+- **at or below chance**: whether the best, the character-level and the word-level
+  configuration's interval is not above its chance band (:func:`metaeval.stats.chance.at_or_below`).
 
 Character level is the segmenter ``char`` (every non-whitespace character). Word level is any
 other segmenter except the mixed and subword ones of :data:`NOT_WORD_LEVEL`. The function is
@@ -30,6 +32,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from metaeval.stats.chance import at_or_below
 from metaeval.stats.resampling import percentile_ci
 from metaeval.stats.result import Correlation
 from metaeval.stats.significance import paired_bootstrap_test
@@ -44,6 +47,7 @@ ANSWER_COLUMNS = RANKING_KEYS + (
     "best_metric", "best_segmenter", "best_value", "best_ci_low", "best_ci_high",
     "metric", "char_value", "word_segmenter", "word_value", "delta", "delta_ci_low", "delta_ci_high",
     "p_value", "n_samples", "metrics", "char_ahead", "char_significant", "word_significant", "left_out", "note",
+    "best_at_chance", "char_at_chance", "word_at_chance",
 )  # fmt: skip
 
 
@@ -133,6 +137,7 @@ def _ranking_answer(
         metric="", word_segmenter="", note="", left_out="",
     )  # fmt: skip
     row["left_out"] = ", ".join(m for m in constant if m in set(group["metric"]))
+    row.update(best_at_chance=_at_chance(best), char_at_chance=False, word_at_chance=False)
     tests = {}
     for metric, rows in group.groupby("metric", sort=True):
         if metric in constant:
@@ -154,6 +159,11 @@ def _ranking_answer(
     return row
 
 
+def _at_chance(row: pd.Series) -> bool:
+    """Whether a results row's interval is not above its chance band (False without one)."""
+    return bool(at_or_below(row["value"], row.get("ci_low", math.nan), row.get("chance_high", math.nan)))
+
+
 def _char_vs_word(rows: pd.DataFrame, samples: "np.ndarray | None") -> dict | None:
     """``char`` against the best word-level segmenter of one metric, or None if either is absent."""
     char = rows[rows["segmenter"] == CHARACTER_LEVEL]
@@ -166,6 +176,7 @@ def _char_vs_word(rows: pd.DataFrame, samples: "np.ndarray | None") -> dict | No
     out = {
         "char_value": float(c["value"]), "word_segmenter": w["segmenter"], "word_value": float(w["value"]),
         "delta": delta, "delta_ci_low": math.nan, "delta_ci_high": math.nan, "p_value": math.nan, "n_samples": 0,
+        "char_at_chance": _at_chance(c), "word_at_chance": _at_chance(w),
     }  # fmt: skip
     if samples is not None and samples.shape[1] > 0:
         a, b = samples[c.name], samples[w.name]

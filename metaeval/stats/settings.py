@@ -47,7 +47,9 @@ class Settings:
     ``macro``, ``replace_nans_with_zeros``); ``refit_epsilon``: re-fit the tie-calibration
     threshold on each bootstrap resample; ``permutations`` and ``permutation_seed``: the segment
     swaps of soft pairwise accuracy (a seed of its own, so that its value does not move with the
-    bootstrap seed); ``n_bootstrap``, ``seed``, ``ci``: the bootstrap resamples and intervals.
+    bootstrap seed); ``n_bootstrap``, ``seed``, ``ci``: the bootstrap resamples and intervals;
+    ``chance_permutations`` and ``chance_seed``: the permutations of metric scores behind each
+    chance level and its band (:mod:`metaeval.stats.chance`; 0: none).
     """
 
     tie_policy: str = defaults.TIE_POLICY
@@ -64,6 +66,8 @@ class Settings:
     refit_epsilon: bool = defaults.REFIT_EPSILON
     permutations: int = defaults.PERMUTATIONS
     permutation_seed: int = defaults.PERMUTATION_SEED
+    chance_permutations: int = defaults.CHANCE_PERMUTATIONS
+    chance_seed: int = defaults.CHANCE_SEED
 
     def __post_init__(self) -> None:
         for name in ("groupings", "statistics", "levels"):
@@ -81,7 +85,7 @@ class Settings:
             ("averaging", (self.average,), AVERAGES),
             ("undefined policy", (self.undefined,), UNDEFINED_POLICIES),
         )
-        for name in ("seed", "permutation_seed"):
+        for name in ("seed", "permutation_seed", "chance_permutations", "chance_seed"):
             value = getattr(self, name)
             if not _whole(value) or value < 0:
                 raise UsageError(f"{name} must be a non-negative integer, got {value!r}")
@@ -147,7 +151,15 @@ class Settings:
         for entry in REGISTRY.values():
             if entry.signature is not None:
                 out.update(entry.signature(self))
+        out["chance"] = self.chance_signature()
         return out
+
+    def chance_signature(self) -> str:
+        """How the chance levels were estimated (:mod:`metaeval.stats.chance`)."""
+        if not self.chance_permutations:
+            return "off"
+        return (f"{self.chance_permutations} permutations of the metric scores within each statistic's grouping "
+                f"(seed {self.chance_seed}); chance = their mean, band = their central {self.ci * 100:g}%")
 
 
 @dataclass(frozen=True)
@@ -189,6 +201,9 @@ OPTIONS = (
            "keep the tie-calibration epsilon of the full sample in every bootstrap resample, instead of re-fitting it (grouping item)"),
     Option("permutations", "--permutations", "permutations", "positive", "permutations of soft pairwise accuracy"),
     Option("permutation_seed", "--permutation-seed", "permutation_seed", "count", "seed of the permutations of soft pairwise accuracy"),
+    Option("chance_permutations", "--chance-permutations", "chance_permutations", "count",
+           "permutations of the metric scores behind each chance level and its band (0: no chance levels)"),
+    Option("chance_seed", "--chance-seed", "chance_seed", "count", "seed of the permutations of the chance levels"),
     Option("n_bootstrap", "--bootstrap", "bootstrap", "bootstrap", "bootstrap resamples of segments (0: no intervals)"),
     Option("seed", "--seed", "seed", "count", "seed of the bootstrap resamples"),
     Option("ci", "--ci", "ci", "number", "level of the percentile bootstrap intervals"),
