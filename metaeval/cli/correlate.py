@@ -35,7 +35,7 @@ def cmd_correlate(args: argparse.Namespace) -> int:
     if args.comparisons:
         write_comparisons(args, scores, judgments, results, settings)
     kinds = split_list(args.kind) or None
-    emit_results(results, signature, args, "ranked", answer(results, samples, left_out=granularity_free(scores)),
+    emit_results(results, signature, args, "ranked", answer(results, samples, left_out=granularity_free(scores), adjust=settings.adjust),
                  tie_free_references(scores, judgments, kinds, settings))
     return 0
 

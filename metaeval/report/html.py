@@ -91,7 +91,7 @@ def render_html(
                              reference=reference if math.isfinite(reference) else None))
         out += _table(section)
         if section.marked:
-            out.append('<p class="notes">Bold: best in column.</p>')
+            out.append(f'<p class="notes">Bold: {esc(section.marked_as)}.</p>')
         if section.notes:
             out.append('<ul class="notes">')
             out += [f"<li>{esc(n)}</li>" for n in section.notes]
