@@ -135,6 +135,9 @@ class ScoreResult:
     configs: list[ConfigScores]
     segmenter_signatures: dict[str, str] = field(default_factory=dict)
     metric_signatures: dict[str, str] = field(default_factory=dict)
+    #: mean characters per token of the references under each segmenter this run segmented
+    #: (the sweep's measure; segmenters whose statistics all came from the store are absent)
+    reference_chars_per_token: dict[str, float] = field(default_factory=dict)
 
     def table(self, levels: Sequence[str] = LEVELS) -> pd.DataFrame:
         """The long ScoreTable: ``metric, segmenter, system, level, doc_id, seg_id, score, config``.
@@ -400,6 +403,28 @@ class _StatsStore:
         if self.store is not None:
             self.store.put("stats", self.key(seg_signature, metric_signature, system), {"stats": stats})
 
+    def _measure_key(self, seg_signature: str) -> str:
+        return f"reference characters and tokens\n{seg_signature}\nrefs:{self.refs}"
+
+    def measure_references(self, seg_signature: str, tokens: Sequence[Sequence[Sequence[str]]]) -> float:
+        """Mean characters per token of the references' ``tokens`` (the sweep's measure),
+        kept in the store for runs that will not segment them."""
+        counts = np.array([sum(len(t) for ref in tokens for seg in ref for t in seg), sum(len(seg) for ref in tokens for seg in ref)])
+        if self.store is not None:
+            self.store.put("stats", self._measure_key(seg_signature), {"stats": counts.astype(np.float64)})
+        return _ratio(counts)
+
+    def stored_reference_measure(self, seg_signature: str) -> float | None:
+        """What :meth:`measure_references` kept for this segmenter and these references, if anything."""
+        entry = None if self.store is None else self.store.get("stats", self._measure_key(seg_signature))
+        if entry is None or entry["stats"].shape != (2,):
+            return None
+        return _ratio(entry["stats"])
+
+
+def _ratio(counts: np.ndarray) -> float:
+    return float(counts[0] / counts[1]) if counts[1] else float("nan")
+
 
 def score_corpus(
     corpus: Corpus,
@@ -454,6 +479,7 @@ def score_corpus(
     unique = list(dict.fromkeys(texts))
 
     reuse = _Reuse(systems)
+    chars_per_token: dict[str, float] = {}  # of the references, per segmenter label
     total, done_units = work_units(corpus, len(segs), len(choices)), [0]
     n_seg = corpus.n_segments
 
@@ -500,6 +526,9 @@ def score_corpus(
             todo_of[k] = missing
         else:
             report(len(systems) * len(choices) * n_seg)
+            measure = stored.stored_reference_measure(seg_sigs[k])
+            if measure is not None:
+                chars_per_token[segmenter_label(segs[k])] = measure
     if isinstance(executor, cf.ProcessPoolExecutor):
         # Loaded here, before the first task forks the pool's workers, compiled kernels are
         # shared with them rather than loaded once more in each.
@@ -532,6 +561,7 @@ def score_corpus(
         del work, tokens, known
         missing = todo_of[k]
         ref_tokens = [[table[t] for t in ref] for ref in corpus.refs_list()]
+        chars_per_token[segmenter_label(seg)] = stored.measure_references(seg_sigs[k], ref_tokens)
         hyp_tokens = {name: [table[t] for t in hyps] for name, hyps in corpus.systems.items()}
         del table
         check_lengths(corpus, segmenter_label(seg), [choices[m] for m in sorted({m for m, _ in missing})],
@@ -596,6 +626,7 @@ def score_corpus(
         configs=configs,
         segmenter_signatures={segmenter_label(s): sig for s, sig in zip(segs, seg_sigs)},
         metric_signatures={c.spec: sig for c, sig in zip(choices, metric_sigs)},
+        reference_chars_per_token=chars_per_token,
     )
 
 
