@@ -526,6 +526,31 @@ def run(
     return Study(results=results, answer=summary, signature=signature, score_result=scored, judgments=human)
 
 
+def system_leaderboard(
+    corpus: "Corpus | str | Path",
+    segmenters: Sequence[Any] | None = None,
+    metrics: Sequence[Any] | None = None,
+    **options: Any,
+) -> pd.DataFrame:
+    """Systems ranked by the humans and by every configuration: ``metaeval systems`` in Python.
+
+    ``options`` are :func:`run`'s, under the same names and defaults (``judgments``,
+    ``human_sys``, ``judgments_format``, ``kinds``, ``bootstrap``, ``seed``, ``missing``,
+    ``jobs``, ``executor``, ``cache_dir``, ``progress``), and ``alpha`` (``--alpha``, 0.05) and
+    ``human_test`` (``--human-test``: ``wilcoxon``, WMT24's signed-rank tests, or
+    ``bootstrap``); ``kinds`` defaults to the first human score present.
+
+    Returns:
+        one row per (human score, system) and per (human score, configuration, system):
+        ``score``, ``rank``, the WMT24 rank range ``rank_low``-``rank_high`` and ``cluster``,
+        ``human_rank`` and ``displacement`` (metric rank - human rank). The pairs ordered
+        against the humans and every p-value: :func:`metaeval.systemrank.corpus.corpus_board`.
+    """
+    from metaeval.systemrank.corpus import corpus_board
+
+    return corpus_board(corpus, segmenters, metrics, **options).table
+
+
 __all__ = [
     "DEFAULT_SEGMENTERS",
     "Study",
@@ -540,6 +565,7 @@ __all__ = [
     "run",
     "score",
     "segment",
+    "system_leaderboard",
 ]
 
 

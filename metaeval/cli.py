@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence, TextIO
 from metaeval import __version__
 from metaeval.compute import workers
 from metaeval.errors import DataWarning, MetaevalError, UsageError
+from metaeval.systemrank.command import add_systems_parser
 
 RESULT_FORMATS = ("text", "markdown", "html", "csv", "tsv", "json", "latex")
 SCORE_FORMATS = ("tsv", "csv", "json")
@@ -591,6 +592,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-equivalence", action="store_true", help="skip the Denoual-Lepage analysis over the ladder")
     p.add_argument("--overwrite", action="store_true", help="replace existing files in --out")
     p.set_defaults(func=cmd_sweep)
+
+    add_systems_parser(sub, common_corpus)
 
     p = sub.add_parser("study", help="run a study declared in a TOML file (datasets x segmenters x metrics x statistics), resumable")
     p.add_argument("spec", help="study file (TOML; README, \"Studies\")")

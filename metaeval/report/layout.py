@@ -67,6 +67,8 @@ class Section:
     undefined: str = ""
     #: columns whose cells must not wrap (intervals)
     nowrap: tuple[int, ...] = ()
+    #: a drawing HTML shows above the table (inline SVG markup), ignored by the other formats
+    figure: str = field(default="", repr=False)
 
     @property
     def statistic(self) -> str:
