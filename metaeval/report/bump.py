@@ -91,6 +91,12 @@ def bumps(table: pd.DataFrame, order: Sequence[str], dataset: str = "") -> list[
     return out
 
 
+def header_lines(name: str) -> list[str]:
+    """A column's name on lines of their own at each option (``spm:vocab=3430,`` / ``type=bpe``)."""
+    parts = one_line(name).split(",")
+    return [part + ("," if i < len(parts) - 1 else "") for i, part in enumerate(parts)]
+
+
 def _label(rank: float, system: str) -> str:
     return f"{fmt_count(rank) or '-'} {one_line(system)}"
 
@@ -100,28 +106,31 @@ def svg(bump: Bump) -> str:
     n_sys, n_cols = bump.ranks.shape
     label_w = CHAR_WIDTH * max(display_width(_label(r, s)) for s, r in zip(bump.systems, bump.ranks[:, 0])) + 12
     right_w = CHAR_WIDTH * max(display_width(_label(r, s)) for s, r in zip(bump.systems, bump.ranks[:, -1])) + 12
-    head_w = CHAR_WIDTH * max(display_width(one_line(c)) for c in bump.columns)
+    headers = [header_lines(c) + ([f] if f else []) for c, f in zip(bump.columns, bump.families)]
+    head_w = CHAR_WIDTH * max(display_width(line) for lines in headers for line in lines)
     step = 0.0 if n_cols == 1 else max(head_w * 0.6, min(130.0, (MAX_WIDTH - label_w - right_w) / (n_cols - 1)))
     step = max(step, 44.0) if n_cols > 1 else 0.0
     width = label_w + step * (n_cols - 1) + right_w
-    height = TOP + ROW * n_sys + 8
+    top = TOP + 14.0 * (max(len(lines) for lines in headers) - 2)
+    height = top + ROW * n_sys + 8
     slots, moving = bump.slots(), bump.moving()
 
     def x(c: int) -> float:
         return label_w + step * c
 
     def y(slot: int) -> float:
-        return TOP + ROW * slot + ROW / 2
+        return top + ROW * slot + ROW / 2
 
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="{esc(bump.title)}">'
     ]
     for c, (name, family) in enumerate(zip(bump.columns, bump.families)):
-        out.append(f'<line x1="{x(c):.1f}" y1="{TOP - 4:.1f}" x2="{x(c):.1f}" y2="{height - 6:.1f}" stroke="#e4e4e4"/>')
-        out.append(f'<text x="{x(c):.1f}" y="16" text-anchor="middle">{esc(name)}</text>')
+        out.append(f'<line x1="{x(c):.1f}" y1="{top - 4:.1f}" x2="{x(c):.1f}" y2="{height - 6:.1f}" stroke="#e4e4e4"/>')
+        for n, line in enumerate(header_lines(name)):
+            out.append(f'<text x="{x(c):.1f}" y="{14 + 14 * n}" text-anchor="middle">{esc(line)}</text>')
         if family:
-            out.append(f'<text x="{x(c):.1f}" y="32" text-anchor="middle" fill="#777">{esc(family)}</text>')
+            out.append(f'<text x="{x(c):.1f}" y="{14 + 14 * len(header_lines(name))}" text-anchor="middle" fill="#777">{esc(family)}</text>')
     colour = 0
     for s in sorted(range(n_sys), key=lambda s: moving[s]):  # coloured lines on top
         stroke = PALETTE[colour % len(PALETTE)] if moving[s] else STEADY
@@ -149,7 +158,7 @@ def png(charts: Sequence[Bump], path: "str | os.PathLike[str]", *, overwrite: bo
     rows = -(-len(charts) // columns)
     n_sys = max(len(b.systems) for b in charts)
     n_cols = max(len(b.columns) for b in charts)
-    panel_w, panel_h = 2.8 + 1.1 * n_cols, 1.4 + 0.26 * n_sys
+    panel_w, panel_h = 2.4 + 0.9 * n_cols, 1.3 + 0.2 * n_sys
     figure = _figure((panel_w * columns, panel_h * rows))
     for index, bump in enumerate(charts):
         axes = figure.add_subplot(rows, columns, index + 1)
@@ -161,10 +170,11 @@ def png(charts: Sequence[Bump], path: "str | os.PathLike[str]", *, overwrite: bo
             defined = [c for c in range(len(bump.columns)) if not math.isnan(bump.ranks[s, c])]
             axes.plot(defined, [slots[s, c] for c in defined], marker="o", markersize=3, color=stroke,
                       linewidth=2.0 if moving[s] else 1.0, zorder=2 + int(moving[s]))  # fmt: skip
-            axes.text(-0.08, slots[s, 0], _label(bump.ranks[s, 0], bump.systems[s]), ha="right", va="center", fontsize=7)
+            axes.text(-0.08, slots[s, 0], _label(bump.ranks[s, 0], bump.systems[s]), ha="right", va="center", fontsize=6)
             last = len(bump.columns) - 1
-            axes.text(last + 0.08, slots[s, last], _label(bump.ranks[s, last], bump.systems[s]), ha="left", va="center", fontsize=7)
-        axes.set_xticks(range(len(bump.columns)), [c if not f else f"{c}\n{f}" for c, f in zip(bump.columns, bump.families)], fontsize=7)
+            axes.text(last + 0.08, slots[s, last], _label(bump.ranks[s, last], bump.systems[s]), ha="left", va="center", fontsize=6)
+        axes.set_xticks(range(len(bump.columns)), ["\n".join(header_lines(c) + ([f] if f else [])) for c, f in zip(bump.columns, bump.families)],
+                        fontsize=6)  # fmt: skip
         axes.set_xlim(-1.4, len(bump.columns) + 0.4)
         axes.set_ylim(len(bump.systems) - 0.5, -0.5)
         axes.set_yticks([])
@@ -175,4 +185,4 @@ def png(charts: Sequence[Bump], path: "str | os.PathLike[str]", *, overwrite: bo
     return _save(figure, path, overwrite)
 
 
-__all__ = ["Bump", "bump_chart", "bumps", "png", "svg"]
+__all__ = ["Bump", "bump_chart", "bumps", "header_lines", "png", "svg"]

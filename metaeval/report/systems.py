@@ -88,6 +88,18 @@ def moved_systems(board: SystemBoard, kind: str, metric: str) -> list[tuple[str,
     return out
 
 
+def separated_moves(board: SystemBoard, kind: str, metric: str) -> list[str]:
+    """The systems whose rank ranges under ``metric`` (the WMT24 ranges of its significance
+    tests) are disjoint for two segmenters: moves that the metric's own uncertainty does not cover."""
+    rows = board.table[(board.table["judgment_kind"] == kind) & (board.table["metric"] == metric) & (board.table["source"] == "metric")]
+    out = []
+    for system in dict.fromkeys(rows["system"]):
+        mine = rows[rows["system"] == system]
+        if mine["rank_low"].notna().all() and len(mine) > 1 and mine["rank_low"].max() > mine["rank_high"].min():
+            out.append(str(system))
+    return out
+
+
 def leaderboard_section(board: SystemBoard, kind: str, metric: str, digits: int = 3) -> Section:
     """One leaderboard: systems in the humans' order, the human columns, then per segmenter
     score, rank (displacement) and cluster."""
@@ -118,6 +130,9 @@ def leaderboard_section(board: SystemBoard, kind: str, metric: str, digits: int 
         if moved:
             listing = "; ".join(f"{s} {' / '.join(fmt_count(v) or '-' for v in ranks)}" for s, ranks in moved)
             notes.append(f"Rank depends on the granularity ({' / '.join(segs)}): {listing}.")
+            apart = separated_moves(board, kind, metric)
+            if apart:
+                notes.append(f"Rank ranges that do not overlap between two granularities: {', '.join(apart)}.")
         else:
             notes.append(f"No system changes rank between {', '.join(segs)}.")
     title = f"{board.dataset + ': ' if board.dataset else ''}{metric}, systems ranked by human {kind}"
@@ -216,4 +231,5 @@ def render_board(board: SystemBoard, format: str = "text", *, digits: int = 3, s
     return renderer(title, None, parts, intro=intro, footer=footer)
 
 
-__all__ = ["FORMATS", "grouped_pairs", "leaderboard_section", "methods", "moved_systems", "pairs_section", "render_board", "sections"]
+__all__ = ["FORMATS", "grouped_pairs", "leaderboard_section", "methods", "moved_systems", "pairs_section", "render_board", "sections",
+           "separated_moves"]
