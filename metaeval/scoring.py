@@ -33,9 +33,10 @@ LEVELS = ("seg", "doc", "sys")
 #: Called as ``progress(stage, done, total)``; each stage starts with ``done = 0``. Stages:
 #: ``segmenting <name>`` (unique texts), ``scoring`` (segment scores: one metric on one
 #: segment of one system under one segmenter) and, in evaluation, ``correlating``
-#: (configurations). :data:`STAGE_UNITS` names the unit of each.
+#: (configurations), in a system leaderboard ``ranking`` (configurations). :data:`STAGE_UNITS`
+#: names the unit of each.
 ProgressCallback = Callable[[str, int, int], None]
-STAGE_UNITS = {"segmenting": "texts", "scoring": "segment scores", "correlating": "configurations"}
+STAGE_UNITS = {"segmenting": "texts", "scoring": "segment scores", "correlating": "configurations", "ranking": "configurations"}
 #: Texts segmented between two progress reports.
 SEGMENT_BATCH = 500
 

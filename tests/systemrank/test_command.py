@@ -146,3 +146,23 @@ def test_the_api_returns_the_leaderboard_table(corpus, capsys):
     assert from_cli["score"].tolist() == table["score"].tolist()  # floats written exactly
     with pytest.raises(metaeval.UsageError, match="human test"):
         metaeval.system_leaderboard(corpus, ["char"], ["bleu"], human_test="t-test")
+
+
+def test_run_out_with_one_judged_system_writes_the_reason(tmp_path, capsys):
+    one = make_corpus(tmp_path / "one", esa={"s1": [1, 2, 3, 4]})
+    out = tmp_path / "out"
+    code, _, err = run_cli(capsys, "run", one, "-s", "char", "-m", "bleu", "--bootstrap", "20", "-q", "-j", "1", "--out", out)
+    assert code == 0, err
+    assert "esa: 1 system(s) with both outputs and a human score: nothing to rank" in (out / "systems.html").read_text(encoding="utf-8")
+    assert (out / "systems.tsv").read_text(encoding="utf-8").startswith("dataset\tjudgment_kind\tsource")
+
+
+def test_alpha_argument_type():
+    import argparse
+
+    from metaeval.systemrank.command import _alpha
+
+    assert _alpha("0.01") == 0.01
+    for text in ("x", "0", "1", "1.5"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            _alpha(text)
