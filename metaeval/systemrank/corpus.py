@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 
 from metaeval.corpora.model import Corpus, Judgments
 from metaeval.errors import DataError
-from metaeval.systemrank.board import SystemBoard, build_board, check_options
+from metaeval.systemrank.board import SystemBoard, build_board, check_options, resolve_kinds
 from metaeval.systemrank.granularity import granularity_order
 
 
@@ -48,6 +48,7 @@ def corpus_board(
             "pass --judgments FILE and/or --human-sys FILE (judgments=, human_sys= in Python)"
         )
     human.validate_against(corpus_obj)
+    kinds = resolve_kinds(human, kinds)  # a wrong --kind fails before any scoring
     segs = list(segmenters) if segmenters else list(default_segmenters(corpus_obj.target_lang))
     scored = score_corpus(corpus_obj, segs, list(metrics) if metrics else list(DEFAULT_METRICS), executor=executor,
                           jobs=jobs, progress=progress, cache=cache_dir, store=cache_dir)  # fmt: skip

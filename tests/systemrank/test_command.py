@@ -166,3 +166,12 @@ def test_alpha_argument_type():
     for text in ("x", "0", "1", "1.5"):
         with pytest.raises(argparse.ArgumentTypeError):
             _alpha(text)
+
+
+def test_an_unknown_kind_fails_before_scoring(corpus, capsys, monkeypatch):
+    def refuse(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise AssertionError("scored before the kind was checked")
+
+    monkeypatch.setattr("metaeval.scoring.score_corpus", refuse)
+    code, _, err = run_cli(capsys, "systems", corpus, "-q", "-j", "1", "-s", "char", "-m", "bleu", "--kind", "da")
+    assert code == 2 and "kind 'da'" in err and "esa" in err
