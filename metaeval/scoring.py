@@ -409,10 +409,11 @@ class _StatsStore:
 
     def measure_references(self, seg_signature: str, tokens: Sequence[Sequence[Sequence[str]]]) -> float:
         """Mean characters per token of the references' ``tokens`` (the sweep's measure),
-        kept in the store for runs that will not segment them."""
+        kept in the store (once) for runs that will not segment them."""
         counts = np.array([sum(len(t) for ref in tokens for seg in ref for t in seg), sum(len(seg) for ref in tokens for seg in ref)])
-        if self.store is not None:
-            self.store.put("stats", self._measure_key(seg_signature), {"stats": counts.astype(np.float64)})
+        key = self._measure_key(seg_signature)
+        if self.store is not None and not self.store.path("stats", key).exists():
+            self.store.put("stats", key, {"stats": counts.astype(np.float64)})
         return _ratio(counts)
 
     def stored_reference_measure(self, seg_signature: str) -> float | None:
