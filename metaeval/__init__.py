@@ -27,7 +27,7 @@ _LAZY = {
     "correlate": "metaeval.api",
     "leaderboard": "metaeval.api",
     "segment": "metaeval.api",
-    "system_leaderboard": "metaeval.api",
+    "system_leaderboard": "metaeval.systems",
     "read_corpus": "metaeval.api",
     "read_judgments": "metaeval.api",
     "read_scores": "metaeval.api",

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from metaeval import corpora
 from metaeval import segmenters
-from metaeval.evaluate import STATISTICS
+from metaeval.stats.registry import REGISTRY, STATISTICS, StatisticSpec, statistics_taking
+from metaeval.stats.settings import OPTIONS, Option
 from metaeval.metrics import available_metrics
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,3 +55,33 @@ def test_reference_page_names_every_format_statistic_segmenter_and_metric():
     }
     missing = {kind: [n for n in names if n not in documented] for kind, names in wanted.items()}
     assert not any(missing.values()), f"docs/reference.md lacks (add a row in backquotes): {missing}"
+
+
+def statistic_row(entry: StatisticSpec) -> str:
+    """The line of a statistic in docs/reference.md's statistics table, from its registry entry."""
+    if entry.groupings:
+        groupings = ", ".join(f"`{g}`" for g in entry.groupings) + f" (default `{entry.default_grouping}`)"
+    else:
+        groupings = "pairs per segment or (segment, judge)" if "seg" in entry.levels else "—"
+    return f"| `{entry.name}` | {', '.join(entry.levels)} | {groupings} | {entry.description} | {entry.citation} |"
+
+
+def option_row(option: Option) -> str:
+    """The line of a statistics option in docs/reference.md's options table, from its table entry."""
+    default = option.default
+    if option.field in ("statistics", "groupings"):
+        shown = "see below" if option.field == "statistics" else "each statistic's own"
+    else:
+        shown = ", ".join(default) if isinstance(default, tuple) else "none" if default is None else "re-fit" if option.kind == "off" else str(default)
+    taking = option.changes or ", ".join(f"`{name}`" for name in statistics_taking(option.field)) or "every statistic"
+    return f"| `{option.flag}` | `{option.key}` | {shown} | {option.help} | {taking} |"
+
+
+def test_the_reference_tables_of_statistics_and_options_are_the_registrys():
+    """docs/reference.md has one row per statistic of the registry and per statistics option, each
+    exactly as the registry describes it, and no other."""
+    lines = (REPO / "docs" / "reference.md").read_text(encoding="utf-8").splitlines()
+    for row in [statistic_row(entry) for entry in REGISTRY.values()] + [option_row(option) for option in OPTIONS]:
+        assert row in lines, f"docs/reference.md lacks (or describes otherwise) the row {row}"
+    listed = [line.split("`")[1] for line in lines if line.startswith("| `") and line.split("`")[1] in STATISTICS]
+    assert listed == list(STATISTICS)

@@ -4,7 +4,7 @@ English→Chinese: how the ranking of MT systems moves with the unit.
     python -m experiments.systems [--data DIR] [--out DIR] [--jobs N]
 
 For each dataset of :data:`experiments.systems.config.DATASETS` this runs what
-``metaeval systems`` runs (:func:`metaeval.systemrank.corpus.corpus_board`: Li et al.'s metrics
+``metaeval systems`` runs (:func:`metaeval.systems.corpus_board`: Li et al.'s metrics
 under characters, two BPE vocabularies and the word segmenters, 1000 paired-bootstrap
 resamples, seed 12345, WMT24's Wilcoxon tests on the human side) and writes into
 ``experiments/results/systems/<dataset>/``: ``board.md`` (every leaderboard and pair table),
@@ -46,7 +46,7 @@ from metaeval.report.text import render_markdown
 from metaeval.scoring import get_segmenter, reference_lines
 from metaeval.sweep import subword_specs
 from metaeval.systemrank.board import SystemBoard
-from metaeval.systemrank.corpus import corpus_board
+from metaeval.systems import corpus_board
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = Path(os.environ.get("METAEVAL_DATA", REPO.parent / "shared" / "data"))

@@ -5,7 +5,7 @@ WMT's procedure (wmt24-news-systems, ``humeval/calculate_clusters.py`` and ``too
 71cc027): every system and the reference (``refA``, shown as HUMAN-A) ranked as systems; the
 score is the mean ESA per domain averaged over the domains; every ordered pair gets a one-sided
 Wilcoxon signed-rank test per domain, combined by Stouffer's method; rank ranges and clusters as
-:mod:`metaeval.systemrank.clusters`. The steps, one change each:
+:mod:`metaeval.stats.systems.rankranges`. The steps, one change each:
 
 1. ``wmt_procedure``: that procedure on the shared paragraphs (the only change from the
    published table: the ratings);
@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 
 from experiments.systems.config import ALPHA, WMT24_EN_ZH_PUBLISHED, WMT24_EN_ZH_PUBLISHED_CLUSTERS
-from metaeval.systemrank.clusters import beats_one_sided, rank_ranges
-from metaeval.systemrank.wilcoxon import wilcoxon_p_values
+from metaeval.stats.systems.rankranges import beats_one_sided, rank_ranges
+from metaeval.stats.systems.wilcoxon import wilcoxon_p_values
 
 STEPS = ("wmt_procedure", "without_refA", "pooled_test", "plain_mean")
 

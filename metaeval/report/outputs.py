@@ -64,7 +64,8 @@ def run_files(study: Any) -> dict[str, bytes]:
         "results.json": render(study.results, study.signature, "json", answer=answer),
         "signature.json": signature_json(study.signature),
         "leaderboard.md": render(study.results, study.signature, "markdown", layout="table", answer=answer),
-        "leaderboard.html": render(study.results, study.signature, "html", layout="table", answer=answer),
+        "leaderboard.html": render(study.results, study.signature, "html", layout="table", answer=answer,
+                                   chance=getattr(study, "chance", None)),
     }
     text.update(systems_files(study))
     files = {name: value.encode("utf-8") for name, value in text.items()}
@@ -75,7 +76,7 @@ def run_files(study: Any) -> dict[str, bytes]:
 def systems_files(study: Any) -> dict[str, str]:
     """``systems.html`` and ``systems.tsv``: the system leaderboard of the run's scores."""
     from metaeval.report.systems import render_board
-    from metaeval.systemrank.corpus import study_board
+    from metaeval.systemrank.study import study_board
 
     board = study_board(study)
     return {"systems.html": render_board(board, "html"), "systems.tsv": render_board(board, "tsv")}
@@ -86,6 +87,7 @@ def write_run_folder(out: Path, study: Any, overwrite: bool = False) -> Path:
     from metaeval.report.layout import sections
     from metaeval.report.plots import forest
     from metaeval.report.results import normalise
+    from metaeval.report.scale import chance_level
 
     check_output_folder(out, RUN_OUTPUTS, overwrite)
     from metaeval.paths import forget_written, make_folders, remove_folders, replace_written
@@ -110,7 +112,9 @@ def write_run_folder(out: Path, study: Any, overwrite: bool = False) -> Path:
         charts.mkdir()
         for section in sections(normalise(study.results), "ranked"):
             if section.bars and not section.undefined:
-                forest(section.bars, charts / _chart_name(dict(section.key)), title=section.title, statistic=section.statistic)
+                key = dict(section.key)
+                forest(section.bars, charts / _chart_name(key), title=section.title, statistic=section.statistic,
+                       chance=chance_level(key, getattr(study, "chance", None)))
     except BaseException:
         # all or nothing: put back what was there, remove what this run added
         for name in written:

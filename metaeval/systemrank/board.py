@@ -5,7 +5,8 @@ For each human score (judgment kind) asked for, :func:`build_board` gives
 
 - ``table``: one row per system for the human score (``source = human``) and for each
   configuration (``source = metric``): score, rank, the WMT24 rank range and cluster
-  (:mod:`.clusters`), the human rank and the displacement from it (:mod:`.ranks`);
+  (:mod:`metaeval.stats.systems.rankranges`), the human rank and the displacement from it
+  (:mod:`metaeval.stats.systems.ranks`);
 - ``pairs``: per configuration, the pairs of systems it orders against the humans (``A > B``:
   the humans put A first, the metric B), with how many of those the humans separate
   significantly and which both sides separate, each in its own direction;
@@ -13,9 +14,9 @@ For each human score (judgment kind) asked for, :func:`build_board` gives
   the clusters and the system that wins significantly, if either does.
 
 Significance. Human side (``human_test``): ``wilcoxon``, WMT24's one-sided Wilcoxon
-signed-rank tests on the paired segment judgments (:mod:`.wilcoxon`), or ``bootstrap``, the
+signed-rank tests on the paired segment judgments (:mod:`metaeval.stats.systems.wilcoxon`), or ``bootstrap``, the
 paired bootstrap of the mean judgment. Metric side: the paired bootstrap with sacrebleu's
-``--paired-bs`` p-value (:mod:`.bootstrap`) on resamples of the segments drawn once from
+``--paired-bs`` p-value (:mod:`metaeval.stats.systems.bootstrap`) on resamples of the segments drawn once from
 ``seed`` and shared by every configuration and the human bootstrap. A system wins a pair when
 its test gives p < ``alpha`` (one-sided tests in its favour; the two-sided bootstrap when it
 also scores higher). Human scores are the given system scores of the kind when there are
@@ -36,9 +37,9 @@ import pandas as pd
 from metaeval.corpora.model import Judgments
 from metaeval.errors import UsageError
 from metaeval.scoretable import ConfigScores
-from metaeval.systemrank import bootstrap, wilcoxon
-from metaeval.systemrank.clusters import RankRanges, beats_one_sided, beats_two_sided, rank_ranges
-from metaeval.systemrank.ranks import competition_ranks, displacement, pair_order
+from metaeval.stats.systems import bootstrap, wilcoxon
+from metaeval.stats.systems.rankranges import RankRanges, beats_one_sided, beats_two_sided, rank_ranges
+from metaeval.stats.systems.ranks import competition_ranks, displacement, pair_order
 
 HUMAN_TESTS = {
     "wilcoxon": wilcoxon.METHOD,

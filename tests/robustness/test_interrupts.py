@@ -144,12 +144,12 @@ def test_signal_inside_one_long_ter_pair(tmp_path, signum):
 def test_an_interrupt_swallowed_by_a_finalizer_is_delivered_again(monkeypatch):
     """Python only prints a KeyboardInterrupt raised in a finalizer or weakref callback
     ("Exception ignored in ...") and goes on; the command delivers it again, so it unwinds."""
-    from metaeval import cli
+    from metaeval.cli import signals
 
     previous = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGPIPE)}
     monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)  # restored after the test
     try:
-        cli._install_signal_handlers()
+        signals.install_signal_handlers()
 
         class Finalized:
             def __del__(self) -> None:

@@ -10,7 +10,7 @@ from metaeval.errors import MissingDependencyError, PluginError, UnknownNameErro
 from metaeval.segmenters import registry
 
 BUILTINS = [
-    "13a", "char", "chasen", "cjk-char", "intl", "ja-mecab", "janome", "jieba", "jieba-nohmm", "mecab", "mecab-ipadic",
+    "13a", "byte", "char", "chasen", "cjk-char", "intl", "ja-mecab", "janome", "jieba", "jieba-nohmm", "mecab", "mecab-ipadic",
     "mecab-jumandic", "nagisa", "pkuseg", "sacrebleu-zh", "spm", "sudachi", "sudachi-a", "sudachi-b", "sudachi-c",
     "thulac", "whitespace",
 ]  # fmt: skip
@@ -25,7 +25,7 @@ def test_unknown_name_lists_the_known_ones() -> None:
     with pytest.raises(UnknownNameError) as err:
         segmenters.get("jeiba")
     message = str(err.value)
-    assert message.startswith("unknown segmenter 'jeiba'; known segmenters: 13a, char, chasen, cjk-char,")
+    assert message.startswith("unknown segmenter 'jeiba'; known segmenters: 13a, byte, char, chasen, cjk-char,")
     assert all(name in message for name in BUILTINS)
     assert "\n" not in message
 

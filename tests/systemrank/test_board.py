@@ -11,9 +11,9 @@ from metaeval.corpora.model import Judgments
 from metaeval.errors import UsageError
 from metaeval.scoretable import ConfigScores
 from metaeval.systemrank.board import build_board, resolve_kinds
-from metaeval.systemrank.bootstrap import metric_samples, paired_bs_p_values, segment_resamples
-from metaeval.systemrank.ranks import competition_ranks, pair_order
-from metaeval.systemrank.wilcoxon import wilcoxon_p_values
+from metaeval.stats.systems.bootstrap import metric_samples, paired_bs_p_values, segment_resamples
+from metaeval.stats.systems.ranks import competition_ranks, pair_order
+from metaeval.stats.systems.wilcoxon import wilcoxon_p_values
 
 SYSTEMS = ["A", "B", "C", "D"]
 N_SEG = 30

@@ -10,10 +10,11 @@ import struct
 import pandas as pd
 import pytest
 
-from metaeval.cli import RESULT_FORMATS, main
+from metaeval.cli import main
+from metaeval.cli.common import RESULT_FORMATS
 from metaeval.report.systems import FORMATS
 from metaeval.systemrank.board import HUMAN_TESTS
-from metaeval.systemrank.command import HUMAN_TEST_NAMES
+from metaeval.cli.systems import HUMAN_TEST_NAMES
 from tests.robustness._helpers import make_corpus, write
 
 OPTIONS = ("-s", "char", "-s", "cjk-char", "-m", "bleu", "-m", "chrf", "--bootstrap", "50", "-q", "-j", "1")
@@ -160,7 +161,7 @@ def test_run_out_with_one_judged_system_writes_the_reason(tmp_path, capsys):
 def test_alpha_argument_type():
     import argparse
 
-    from metaeval.systemrank.command import _alpha
+    from metaeval.cli.systems import _alpha
 
     assert _alpha("0.01") == 0.01
     for text in ("x", "0", "1", "1.5"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from metaeval.systemrank.ranks import competition_ranks, displacement, pair_order
+from metaeval.stats.systems.ranks import competition_ranks, displacement, pair_order
 
 NAN = float("nan")
 

@@ -2,7 +2,7 @@
 English-Chinese at character level: every pair of the 12 systems, 1,000 resamples, seed 12345.
 
 sacrebleu reports, for each system against a baseline, ``p = (1 + #{|d_b| - mean|d| > |d|}) /
-(B + 1)``; :mod:`metaeval.systemrank.bootstrap` reports that same definition (a two-sided
+(B + 1)``; :mod:`metaeval.stats.systems.bootstrap` reports that same definition (a two-sided
 hypothesis counted on one tail of the shifted absolute differences), so the comparison needs no
 conversion between one- and two-sided p-values; both draw the resamples from
 ``default_rng(12345)``, so they are the same resamples and the p-values agree far inside the
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metaeval.systemrank.bootstrap import metric_samples, paired_bs_p_values, segment_resamples
+from metaeval.stats.systems.bootstrap import metric_samples, paired_bs_p_values, segment_resamples
 from tests.golden_util import DATA
 
 CORPUS = DATA / "wmt24-esa" / "en-zh"

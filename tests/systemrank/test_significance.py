@@ -10,9 +10,9 @@ from scipy import stats
 
 from metaeval.metrics import get_metric
 from metaeval.scoretable import ConfigScores
-from metaeval.systemrank.bootstrap import human_samples, metric_samples, paired_bs_p_values, segment_resamples
-from metaeval.systemrank.clusters import beats_one_sided, beats_two_sided, rank_ranges, walk_clusters
-from metaeval.systemrank.wilcoxon import one_sided_p, stratified_p, wilcoxon_p_values
+from metaeval.stats.systems.bootstrap import human_samples, metric_samples, paired_bs_p_values, segment_resamples
+from metaeval.stats.systems.rankranges import beats_one_sided, beats_two_sided, rank_ranges, walk_clusters
+from metaeval.stats.systems.wilcoxon import one_sided_p, stratified_p, wilcoxon_p_values
 
 SEED = 4321
 

@@ -1,6 +1,6 @@
-"""The system leaderboard of a corpus folder (``metaeval systems``) or of a finished run
-(``metaeval run --out``): read, score as ``run`` does, order the granularities, build the board.
-"""
+"""System leaderboards of a corpus folder in Python (``metaeval systems``): read, score as
+:func:`metaeval.api.run` does, order the granularities (:mod:`metaeval.systemrank.granularity`)
+and rank the systems (:func:`metaeval.systemrank.board.build_board`)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,39 @@ import concurrent.futures as cf
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+import pandas as pd
+
+from metaeval.api import default_segmenters, read_corpus, read_judgments
 from metaeval.corpora.model import Corpus, Judgments
 from metaeval.errors import DataError
+from metaeval.metrics import DEFAULT_METRICS
+from metaeval.scoring import score_corpus
 from metaeval.systemrank.board import SystemBoard, build_board, check_options, resolve_kinds
 from metaeval.systemrank.granularity import granularity_order
+from metaeval.versions import package_versions
+
+
+def system_leaderboard(
+    corpus: "Corpus | str | Path",
+    segmenters: Sequence[Any] | None = None,
+    metrics: Sequence[Any] | None = None,
+    **options: Any,
+) -> pd.DataFrame:
+    """Systems ranked by the humans and by every configuration: ``metaeval systems`` in Python.
+
+    ``options`` are :func:`corpus_board`'s: :func:`metaeval.api.run`'s under the same names and
+    defaults (``judgments``, ``human_sys``, ``judgments_format``, ``kinds``, ``bootstrap``,
+    ``seed``, ``missing``, ``jobs``, ``executor``, ``cache_dir``, ``progress``), and ``alpha``
+    (``--alpha``, 0.05) and ``human_test`` (``--human-test``: ``wilcoxon``, WMT24's signed-rank
+    tests, or ``bootstrap``); ``kinds`` defaults to the first human score present.
+
+    Returns:
+        one row per (human score, system) and per (human score, configuration, system):
+        ``score``, ``rank``, the WMT24 rank range ``rank_low``-``rank_high`` and ``cluster``,
+        ``human_rank`` and ``displacement`` (metric rank - human rank). The pairs ordered
+        against the humans and every p-value: :func:`corpus_board`.
+    """
+    return corpus_board(corpus, segmenters, metrics, **options).table
 
 
 def corpus_board(
@@ -35,10 +64,6 @@ def corpus_board(
 ) -> SystemBoard:
     """Score ``corpus`` with every (segmenter, metric), as :func:`metaeval.api.run` does with
     the same names and defaults, and rank its systems (:func:`.board.build_board`)."""
-    from metaeval.api import default_segmenters, package_versions, read_corpus, read_judgments
-    from metaeval.metrics import DEFAULT_METRICS
-    from metaeval.scoring import score_corpus
-
     check_options(human_test, alpha, bootstrap)
     corpus_obj, found = (corpus, None) if isinstance(corpus, Corpus) else read_corpus(corpus, missing=missing)
     human = read_judgments(judgments, human_sys, judgments_format) if judgments is not None or human_sys is not None else found
@@ -62,18 +87,4 @@ def corpus_board(
     return board
 
 
-def study_board(study: Any, alpha: float = 0.05, human_test: str = "wilcoxon") -> SystemBoard:
-    """The board of a finished :class:`metaeval.api.Study` (``run --out``): its scored
-    configurations, judgments, human scores, resamples and seed."""
-    scored = study.score_result
-    signature = study.signature
-    kinds = list(dict.fromkeys(k for k in study.results["judgment_kind"] if k)) or None
-    order = granularity_order(scored.corpus, [c.segmenter for c in scored.configs], scored.reference_chars_per_token)
-    board = build_board(scored.configs, study.judgments, kinds=kinds, n_bootstrap=int(signature.get("n_bootstrap", 1000)),
-                        seed=int(signature.get("seed", 12345)), alpha=alpha, human_test=human_test, granularities=order,
-                        dataset=str(signature.get("dataset", "")))  # fmt: skip
-    board.signature.update({k: signature[k] for k in ("target_lang", "references", "segmenters", "metrics", "versions") if k in signature})
-    return board
-
-
-__all__ = ["corpus_board", "study_board"]
+__all__ = ["corpus_board", "system_leaderboard"]

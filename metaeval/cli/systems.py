@@ -1,17 +1,19 @@
-"""The ``metaeval systems`` command: a corpus's systems ranked by the humans and by each metric
-at each granularity, with significance clusters, in any report format, and a bump chart.
+"""``metaeval systems``: a corpus's systems ranked by the humans and by each metric at each
+granularity, with significance clusters, in any report format, and a bump chart.
 
-:func:`add_systems_parser` adds the subcommand to the ``metaeval`` parser; the command takes
-``run``'s corpus options (segmenters, metrics, missing segments, workers, cache), its judgment
-and bootstrap options, and its own: ``--alpha``, ``--human-test``, ``--chart``.
+The command takes ``run``'s corpus options (segmenters, metrics, missing segments, workers,
+cache), its judgment and bootstrap options, and its own: ``--alpha``, ``--human-test``, ``--chart``.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, Callable
 
+from metaeval.cli.common import (
+    RESULT_FORMATS, add_corpus_options, add_output_options, bootstrap_count, check_output, emit, non_negative,
+    progress_bar, split_list,
+)  # fmt: skip
 from metaeval.errors import DataError, UsageError
 
 #: ``--human-test`` choices (the keys of :data:`metaeval.systemrank.board.HUMAN_TESTS`, named
@@ -30,61 +32,55 @@ def _alpha(text: str) -> float:
     return value
 
 
-def add_systems_parser(sub: Any, corpus_options: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Add ``systems`` to the subcommands ``sub``; ``corpus_options`` adds the corpus
-    argument and the segmenter, metric, missing-segment, worker and cache options of ``run``."""
-    from metaeval.cli import RESULT_FORMATS, _bootstrap_count, _non_negative
-
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("systems", help="systems ranked by the humans and by each metric at each granularity, with significance clusters")
-    corpus_options(p)
+    add_corpus_options(p)
     p.add_argument("--kind", action="append", help="human score(s) to rank systems by (default: the first present)")
     p.add_argument("--judgments", help="judgment file (long TSV or any known format)")
     p.add_argument("--judgments-format", default=None, help="force a judgment file format")
     p.add_argument("--human-sys", help="system-level human scores TSV (system + one column per kind)")
-    p.add_argument("--bootstrap", type=_bootstrap_count, default=1000,
+    p.add_argument("--bootstrap", type=bootstrap_count, default=1000,
                    help="resamples of the paired bootstrap between systems (default 1000; 0: no metric clusters)")
-    p.add_argument("--seed", type=_non_negative, default=12345, help="random seed of the resamples (default 12345)")
+    p.add_argument("--seed", type=non_negative, default=12345, help="random seed of the resamples (default 12345)")
     p.add_argument("--alpha", type=_alpha, default=0.05, help="significance level of the clusters (default 0.05)")
     p.add_argument("--human-test", choices=HUMAN_TEST_NAMES, default="wilcoxon",
                    help="test between systems on the human side: wilcoxon (WMT24's signed-rank tests, default) or bootstrap")
-    p.add_argument("--format", "-f", choices=RESULT_FORMATS, default="text")
-    p.add_argument("--output", "-o", help="write to this file (atomically) instead of standard output")
+    add_output_options(p, RESULT_FORMATS, "text")
     p.add_argument("--chart", metavar="FILE.png", help="also draw the bump charts (rank by granularity) into this PNG")
-    p.add_argument("--overwrite", action="store_true", help="replace existing output files")
     p.set_defaults(func=cmd_systems)
 
 
 def cmd_systems(args: argparse.Namespace) -> int:
     """``metaeval systems CORPUS``: score, rank, and write the board (and the chart)."""
-    from metaeval import cli
+    from metaeval.api import check_names
     from metaeval.compute import workers
     from metaeval.report.bump import bumps, png
     from metaeval.report.files import check_output_file
     from metaeval.report.systems import render_board
-    from metaeval.systemrank.corpus import corpus_board
+    from metaeval.systems import corpus_board
 
-    cli._check_names(args.segmenter or [], args.metric or [])
-    cli._check_output(args)
+    check_names(args.segmenter or [], args.metric or [])
+    check_output(args)
     if args.chart:
         if Path(args.chart).suffix.lower() != ".png":
             raise UsageError(f"--chart {args.chart}: the chart is a PNG file (name ending in .png)")
         if args.output and Path(args.output).resolve() == Path(args.chart).resolve():
             raise UsageError(f"--chart {args.chart}: the same file as --output")
         check_output_file(args.chart, args.overwrite)
-    progress = cli._progress_bar(not args.quiet)
+    progress = progress_bar(not args.quiet)
     with workers(args.jobs, args.scheduler) as (executor, jobs):
         board = corpus_board(
             args.corpus, args.segmenter or None, args.metric or None, judgments=args.judgments, human_sys=args.human_sys,
-            judgments_format=args.judgments_format, kinds=cli._split_list(args.kind) or None, bootstrap=args.bootstrap,
+            judgments_format=args.judgments_format, kinds=split_list(args.kind) or None, bootstrap=args.bootstrap,
             seed=args.seed, alpha=args.alpha, human_test=args.human_test, missing=args.missing, jobs=jobs,
             executor=executor, cache_dir=args.cache_dir, progress=progress,
         )  # fmt: skip
     if board.table.empty:
         raise DataError(f"{args.corpus}: no system to rank: " + "; ".join(board.notes))
-    cli._emit(render_board(board, args.format), args.output, args.overwrite)
+    emit(render_board(board, args.format), args.output, args.overwrite)
     if args.chart:
         png(bumps(board.table, list(board.granularities["name"]), board.dataset), args.chart, overwrite=args.overwrite)
     return 0
 
 
-__all__ = ["HUMAN_TEST_NAMES", "add_systems_parser", "cmd_systems"]
+__all__ = ["HUMAN_TEST_NAMES", "add_parser", "cmd_systems"]

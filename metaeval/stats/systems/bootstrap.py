@@ -12,7 +12,7 @@ the bootstrap distribution of the absolute difference, shifted to mean zero, sta
 distribution when the systems do not differ; the +1 keeps the size of the test at most its
 level (Clark et al.'s MultEval, which sacrebleu cites). sacrebleu draws the resamples with
 ``numpy.random.default_rng(seed).choice(n, size=(B, n))``, the same numbers as
-``integers(0, n, size=(B, n))`` (:func:`metaeval.correlation.bootstrap_indices`), so at the
+``integers(0, n, size=(B, n))`` (:func:`metaeval.stats.resampling.bootstrap_indices`), so at the
 same seed (12345 by default in both) every resample is sacrebleu's.
 
 Sidedness. The hypothesis is two-sided (the statistic is an absolute difference: either
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from metaeval.correlation import bootstrap_indices, resample_weights
+from metaeval.stats.resampling import bootstrap_indices, resample_weights
 from metaeval.errors import UsageError
 from metaeval.scoretable import ConfigScores
 
