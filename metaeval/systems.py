@@ -15,6 +15,7 @@ from metaeval.corpora.model import Corpus, Judgments
 from metaeval.errors import DataError
 from metaeval.metrics import DEFAULT_METRICS
 from metaeval.scoring import score_corpus
+from metaeval.stats.defaults import ADJUST
 from metaeval.systemrank.board import SystemBoard, build_board, check_options, resolve_kinds
 from metaeval.systemrank.granularity import granularity_order
 from metaeval.versions import package_versions
@@ -30,9 +31,11 @@ def system_leaderboard(
 
     ``options`` are :func:`corpus_board`'s: :func:`metaeval.api.run`'s under the same names and
     defaults (``judgments``, ``human_sys``, ``judgments_format``, ``kinds``, ``bootstrap``,
-    ``seed``, ``missing``, ``jobs``, ``executor``, ``cache_dir``, ``progress``), and ``alpha``
-    (``--alpha``, 0.05) and ``human_test`` (``--human-test``: ``wilcoxon``, WMT24's signed-rank
-    tests, or ``bootstrap``); ``kinds`` defaults to the first human score present.
+    ``seed``, ``adjust``, ``missing``, ``jobs``, ``executor``, ``cache_dir``, ``progress``), and
+    ``alpha`` (``--alpha``, 0.05) and ``human_test`` (``--human-test``: ``wilcoxon``, WMT24's
+    signed-rank tests, or ``bootstrap``); ``kinds`` defaults to the first human score present.
+    ``adjust`` (``holm``, ``bh`` or ``none``) adjusts each ranking's p-values over its pairs of
+    systems before clusters and significant pairs are formed.
 
     Returns:
         one row per (human score, system) and per (human score, configuration, system):
@@ -56,6 +59,7 @@ def corpus_board(
     seed: int = 12345,
     alpha: float = 0.05,
     human_test: str = "wilcoxon",
+    adjust: str = ADJUST,
     missing: str = "error",
     jobs: int = 1,
     executor: cf.Executor | None = None,
@@ -64,7 +68,7 @@ def corpus_board(
 ) -> SystemBoard:
     """Score ``corpus`` with every (segmenter, metric), as :func:`metaeval.api.run` does with
     the same names and defaults, and rank its systems (:func:`.board.build_board`)."""
-    check_options(human_test, alpha, bootstrap)
+    check_options(human_test, alpha, bootstrap, adjust)
     corpus_obj, found = (corpus, None) if isinstance(corpus, Corpus) else read_corpus(corpus, missing=missing)
     human = read_judgments(judgments, human_sys, judgments_format) if judgments is not None or human_sys is not None else found
     if human is None:
@@ -79,7 +83,7 @@ def corpus_board(
                           jobs=jobs, progress=progress, cache=cache_dir, store=cache_dir)  # fmt: skip
     order = granularity_order(corpus_obj, [c.segmenter for c in scored.configs], scored.reference_chars_per_token, cache_dir)
     board = build_board(scored.configs, human, kinds=kinds, n_bootstrap=bootstrap, seed=seed, alpha=alpha,
-                        human_test=human_test, granularities=order, dataset=corpus_obj.name, progress=progress)  # fmt: skip
+                        human_test=human_test, adjust=adjust, granularities=order, dataset=corpus_obj.name, progress=progress)  # fmt: skip
     board.signature.update(
         target_lang=corpus_obj.target_lang, references=corpus_obj.reference_names, segmenters=scored.segmenter_signatures,
         metrics=scored.metric_signatures, versions=package_versions(),

@@ -27,7 +27,7 @@ COMMANDS = ("run", "correlate", "sweep", "study")
 #: Every other subcommand takes no statistics option (leaderboard renders saved results).
 OTHERS = ("list", "segment", "score", "leaderboard", "equivalence")
 #: Subcommands that take some statistics options: those that change their numbers.
-SOME = {"systems": {"--bootstrap", "--seed"}}
+SOME = {"systems": {"--bootstrap", "--seed", "--adjust"}}
 #: Options every run below shares (few resamples and permutations, so that each run is quick).
 FAST = ("--bootstrap", "20", "--permutations", "50")
 #: Per option key: the statistics that show its effect (given in both runs) and the option's value.

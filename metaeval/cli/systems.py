@@ -2,7 +2,9 @@
 granularity, with significance clusters, in any report format, and a bump chart.
 
 The command takes ``run``'s corpus options (segmenters, metrics, missing segments, workers,
-cache), its judgment and bootstrap options, and its own: ``--alpha``, ``--human-test``, ``--chart``.
+cache), its judgment options, the statistics options that change its numbers (``--bootstrap``,
+``--seed``, ``--adjust``: :data:`SETTINGS_FIELDS`), and its own: ``--alpha``, ``--human-test``,
+``--chart``.
 """
 
 from __future__ import annotations
@@ -10,15 +12,16 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from metaeval.cli.common import (
-    RESULT_FORMATS, add_corpus_options, add_output_options, bootstrap_count, check_output, emit, non_negative,
-    progress_bar, split_list,
-)  # fmt: skip
+from metaeval.cli.common import RESULT_FORMATS, add_corpus_options, add_output_options, check_output, emit, progress_bar, split_list
+from metaeval.cli.options import add_statistics_options, settings_from_args
 from metaeval.errors import DataError, UsageError
 
 #: ``--human-test`` choices (the keys of :data:`metaeval.systemrank.board.HUMAN_TESTS`, named
 #: here so that building the parser imports no numerical package).
 HUMAN_TEST_NAMES = ("wilcoxon", "bootstrap")
+#: The fields of :class:`~metaeval.stats.settings.Settings` the command takes: the resamples of
+#: the paired bootstrap between systems, their seed, and the adjustment of each ranking's pairs.
+SETTINGS_FIELDS = ("n_bootstrap", "seed", "adjust")
 
 
 def _alpha(text: str) -> float:
@@ -39,9 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--judgments", help="judgment file (long TSV or any known format)")
     p.add_argument("--judgments-format", default=None, help="force a judgment file format")
     p.add_argument("--human-sys", help="system-level human scores TSV (system + one column per kind)")
-    p.add_argument("--bootstrap", type=bootstrap_count, default=1000,
-                   help="resamples of the paired bootstrap between systems (default 1000; 0: no metric clusters)")
-    p.add_argument("--seed", type=non_negative, default=12345, help="random seed of the resamples (default 12345)")
+    add_statistics_options(p, SETTINGS_FIELDS)
     p.add_argument("--alpha", type=_alpha, default=0.05, help="significance level of the clusters (default 0.05)")
     p.add_argument("--human-test", choices=HUMAN_TEST_NAMES, default="wilcoxon",
                    help="test between systems on the human side: wilcoxon (WMT24's signed-rank tests, default) or bootstrap")
@@ -52,6 +53,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def cmd_systems(args: argparse.Namespace) -> int:
     """``metaeval systems CORPUS``: score, rank, and write the board (and the chart)."""
+    settings = settings_from_args(args)  # checked before anything heavy is imported
     from metaeval.api import check_names
     from metaeval.compute import workers
     from metaeval.report.bump import bumps, png
@@ -71,8 +73,8 @@ def cmd_systems(args: argparse.Namespace) -> int:
     with workers(args.jobs, args.scheduler) as (executor, jobs):
         board = corpus_board(
             args.corpus, args.segmenter or None, args.metric or None, judgments=args.judgments, human_sys=args.human_sys,
-            judgments_format=args.judgments_format, kinds=split_list(args.kind) or None, bootstrap=args.bootstrap,
-            seed=args.seed, alpha=args.alpha, human_test=args.human_test, missing=args.missing, jobs=jobs,
+            judgments_format=args.judgments_format, kinds=split_list(args.kind) or None, bootstrap=settings.n_bootstrap,
+            seed=settings.seed, adjust=settings.adjust, alpha=args.alpha, human_test=args.human_test, missing=args.missing, jobs=jobs,
             executor=executor, cache_dir=args.cache_dir, progress=progress,
         )  # fmt: skip
     if board.table.empty:
@@ -83,4 +85,4 @@ def cmd_systems(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["HUMAN_TEST_NAMES", "add_parser", "cmd_systems"]
+__all__ = ["HUMAN_TEST_NAMES", "SETTINGS_FIELDS", "add_parser", "cmd_systems"]

@@ -34,6 +34,7 @@ from metaeval.report.latex import render_latex
 from metaeval.report.layout import Section
 from metaeval.report.results import flatten_signature, fmt_count, fmt_number, to_json
 from metaeval.report.text import render_markdown, render_text
+from metaeval.stats.adjust import CONTROLS
 from metaeval.systemrank.board import SystemBoard
 
 FORMATS = ("text", "markdown", "html", "latex", "csv", "tsv", "json")
@@ -168,6 +169,7 @@ def pairs_section(board: SystemBoard, kind: str, metric: str) -> Section:
         "against humans: pairs of systems with different human scores that the metric orders the other way; humans "
         "significant: of those, pairs the human test separates; both significant: pairs the metric's test also "
         "separates, in its own direction. A > B, C: the humans put A first, the metric B (and C); *: both separate the pair.",
+        f"Significant: {adjustment_text(board.signature)}.",
     )
     title = f"{board.dataset + ': ' if board.dataset else ''}{metric}, pairs ordered against human {kind}"
     return Section((("dataset", title),), columns, body, (False, True, True, True, True, False), notes=notes, nowrap=(1,))
@@ -183,6 +185,17 @@ def sections(board: SystemBoard, digits: int = 3) -> list[Section]:
     return out
 
 
+def adjustment_text(signature: dict[str, Any]) -> str:
+    """How the p-values behind clusters and significant pairs were adjusted (from the board's signature)."""
+    method = signature.get("adjust")
+    alpha = signature.get("alpha")
+    if method is None:
+        return f"p < {alpha}, adjustment not recorded"
+    if method == "none":
+        return f"raw p < {alpha}, not adjusted for the ranking's many pairs (adjust none, as WMT24)"
+    return f"p < {alpha} after adjusting each ranking's pairs by {CONTROLS.get(str(method), method)} (adjust {method})"
+
+
 def methods(board: SystemBoard) -> list[str]:
     """The lines that say how the board was computed."""
     sig = board.signature
@@ -191,6 +204,7 @@ def methods(board: SystemBoard) -> list[str]:
         f"Human clusters: {sig.get('human_test')}; metric clusters: {sig.get('metric_test')} ({resamples}); "
         f"significance level {sig.get('alpha')}.",
         f"Clusters: {sig.get('clusters')}.",
+        f"Significance of clusters and pairs: {adjustment_text(sig)}; the family: {sig.get('adjust_families', 'not recorded')}.",
         f"Segmenters in the order of the sweep: {sig.get('granularity_order')}.",
     ]
 
@@ -231,5 +245,5 @@ def render_board(board: SystemBoard, format: str = "text", *, digits: int = 3, s
     return renderer(title, None, parts, intro=intro, footer=footer)
 
 
-__all__ = ["FORMATS", "grouped_pairs", "leaderboard_section", "methods", "moved_systems", "pairs_section", "render_board", "sections",
+__all__ = ["FORMATS", "adjustment_text", "grouped_pairs", "leaderboard_section", "methods", "moved_systems", "pairs_section", "render_board", "sections",
            "separated_moves"]

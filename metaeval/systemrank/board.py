@@ -11,15 +11,19 @@ For each human score (judgment kind) asked for, :func:`build_board` gives
   the humans put A first, the metric B), with how many of those the humans separate
   significantly and which both sides separate, each in its own direction;
 - ``comparisons``: every pair of systems on every side, with the p-values of the test behind
-  the clusters and the system that wins significantly, if either does.
+  the clusters, raw and adjusted, and the system that wins significantly, if either does.
 
 Significance. Human side (``human_test``): ``wilcoxon``, WMT24's one-sided Wilcoxon
 signed-rank tests on the paired segment judgments (:mod:`metaeval.stats.systems.wilcoxon`), or ``bootstrap``, the
 paired bootstrap of the mean judgment. Metric side: the paired bootstrap with sacrebleu's
 ``--paired-bs`` p-value (:mod:`metaeval.stats.systems.bootstrap`) on resamples of the segments drawn once from
 ``seed`` and shared by every configuration and the human bootstrap. A system wins a pair when
-its test gives p < ``alpha`` (one-sided tests in its favour; the two-sided bootstrap when it
-also scores higher). Human scores are the given system scores of the kind when there are
+its test gives an adjusted p < ``alpha`` (one-sided tests in its favour; the two-sided
+bootstrap when it also scores higher). Each side's pairs of systems are one family: their
+p-values are adjusted together by ``adjust`` (Holm by default; ``bh``, or ``none``: the raw
+p-values, as WMT24 compared them) before the rank ranges, the clusters and the significance of
+the pairs ordered against the humans are formed
+(:func:`metaeval.stats.systems.rankranges.adjusted_pairs`). Human scores are the given system scores of the kind when there are
 (``human_sys.tsv``), else the mean segment judgment; the tests need segment judgments.
 
 Only systems with both outputs and a human score of the kind are ranked; the others are named
@@ -36,9 +40,13 @@ import pandas as pd
 
 from metaeval.corpora.model import Judgments
 from metaeval.errors import UsageError
+from metaeval.stats.adjust import CONTROLS, check_adjustment
+from metaeval.stats.defaults import ADJUST
 from metaeval.scoretable import ConfigScores
 from metaeval.stats.systems import bootstrap, wilcoxon
-from metaeval.stats.systems.rankranges import RankRanges, beats_one_sided, beats_two_sided, rank_ranges
+from metaeval.stats.systems.rankranges import (
+    RankRanges, adjusted_pairs, beats_one_sided, beats_two_sided, rank_ranges, resamples_needed,
+)  # fmt: skip
 from metaeval.stats.systems.ranks import competition_ranks, displacement, pair_order
 
 HUMAN_TESTS = {
@@ -55,11 +63,11 @@ TABLE_COLUMNS = (
 )  # fmt: skip
 PAIR_COLUMNS = (
     "dataset", "judgment_kind", "metric", "segmenter", "config", "pairs", "inverted", "metric_ties",
-    "inverted_human_significant", "inverted_both_significant", "inverted_pairs", "inverted_pairs_significant",
+    "inverted_human_significant", "inverted_both_significant", "inverted_pairs", "inverted_pairs_significant", "adjust",
 )  # fmt: skip
 COMPARISON_COLUMNS = (
     "dataset", "judgment_kind", "source", "metric", "segmenter", "system_a", "system_b", "score_a", "score_b",
-    "p_a_better", "p_b_better", "winner",
+    "p_a_better", "p_b_better", "p_a_better_adjusted", "p_b_better_adjusted", "winner", "adjust",
 )  # fmt: skip
 
 
@@ -79,14 +87,24 @@ class SystemBoard:
 @dataclass(frozen=True)
 class _Side:
     """One ranked column of the board: oriented scores (higher is better), raw scores, ranks,
-    and, when a test was possible, its p-values, who beats whom and the rank ranges."""
+    and, when a test was possible, its raw and adjusted p-values, who beats whom (adjusted) and
+    the rank ranges."""
 
     raw: np.ndarray
     oriented: np.ndarray
     ranks: np.ndarray
     p_better: np.ndarray | None = None  # p[i, j]: the test's p that i is better than j
+    p_adjusted: np.ndarray | None = None  # the same, adjusted over the side's pairs
     beats: np.ndarray | None = None
     ranges: RankRanges | None = None
+
+
+def family(adjust: str) -> str:
+    """What the adjustment ``adjust`` covers on a system leaderboard, for signatures and notes."""
+    if adjust == "none":
+        return "none: raw p-values compared with alpha (as WMT24)"
+    return (f"{CONTROLS[adjust]}, over each ranking's pairs of systems (the human score's, each configuration's): "
+            "n(n-1)/2 pairs under a two-sided test, n(n-1) ordered pairs under a one-sided one")
 
 
 def resolve_kinds(judgments: Judgments, kinds: Sequence[str] | None) -> list[str]:
@@ -102,8 +120,9 @@ def resolve_kinds(judgments: Judgments, kinds: Sequence[str] | None) -> list[str
     return list(dict.fromkeys(kinds))
 
 
-def check_options(human_test: str, alpha: float, n_bootstrap: int) -> None:
-    """Usage errors for a human test, level or number of resamples that cannot be used."""
+def check_options(human_test: str, alpha: float, n_bootstrap: int, adjust: str = ADJUST) -> None:
+    """Usage errors for a human test, level, number of resamples or adjustment that cannot be used."""
+    check_adjustment(adjust)
     if human_test not in HUMAN_TESTS:
         raise UsageError(f"unknown human test {human_test!r}; known: {', '.join(HUMAN_TESTS)}")
     if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or not 0.0 < float(alpha) < 1.0:
@@ -144,13 +163,15 @@ def _judged_without_outputs(judgments: Judgments, kind: str, systems: Sequence[s
     return sorted(judged - set(systems))
 
 
-def _side(raw: np.ndarray, direction: int, p_better: np.ndarray | None, alpha: float, two_sided: bool) -> _Side:
+def _side(raw: np.ndarray, direction: int, p_better: np.ndarray | None, alpha: float, two_sided: bool,
+          adjust: str = ADJUST) -> _Side:  # fmt: skip
     oriented = direction * np.asarray(raw, dtype=float)
     ranks = competition_ranks(oriented)
     if p_better is None:
         return _Side(raw, oriented, ranks)
-    beats = beats_two_sided(p_better, oriented, alpha) if two_sided else beats_one_sided(p_better, alpha)
-    return _Side(raw, oriented, ranks, p_better, beats, rank_ranges(oriented, beats))
+    p_adjusted = adjusted_pairs(p_better, adjust, two_sided)
+    beats = beats_two_sided(p_adjusted, oriented, alpha) if two_sided else beats_one_sided(p_adjusted, alpha)
+    return _Side(raw, oriented, ranks, p_better, p_adjusted, beats, rank_ranges(oriented, beats))
 
 
 def build_board(
@@ -162,6 +183,7 @@ def build_board(
     seed: int = 12345,
     alpha: float = 0.05,
     human_test: str = "wilcoxon",
+    adjust: str = ADJUST,
     granularities: pd.DataFrame | None = None,
     dataset: str = "",
     progress: Callable[[str, int, int], None] | None = None,
@@ -177,12 +199,14 @@ def build_board(
         seed: seed of the resamples.
         alpha: significance level of every test.
         human_test: ``wilcoxon`` (WMT24) or ``bootstrap``.
+        adjust: how each side's p-values are adjusted over its pairs of systems
+            (:data:`metaeval.stats.adjust.ADJUSTMENTS`; ``none``: raw, as WMT24).
         granularities: the order of the segmenters (:func:`.granularity.granularity_order`);
             default: the order of ``configs``.
         dataset: the corpus's name, for the tables.
         progress: called as ``progress("ranking", done, total)`` (configurations).
     """
-    check_options(human_test, alpha, n_bootstrap)
+    check_options(human_test, alpha, n_bootstrap, adjust)
     systems, seg_ids = _shared(configs)
     kind_list = resolve_kinds(judgments, kinds)
     order = _granularities(configs, granularities)
@@ -209,27 +233,34 @@ def build_board(
             notes.append(f"{kind}: {used_index.size} system(s) with both outputs and a human score: nothing to rank")
             continue
         used = [systems[i] for i in used_index]
-        human = _human_side(judgments, kind, used, seg_ids, human_test, indices, alpha, notes)
+        if adjust == "holm" and indices is not None and n_bootstrap < resamples_needed(len(used), alpha):
+            notes.append(
+                f"{kind}: with {n_bootstrap} resamples the smallest bootstrap p-value is 1/{n_bootstrap + 1}, and Holm's "
+                f"adjustment over the {len(used) * (len(used) - 1) // 2} pairs of {len(used)} systems leaves none below "
+                f"{alpha}: no pair is significant under a bootstrap test (metric clusters are all 1); "
+                f"--bootstrap {resamples_needed(len(used), alpha)} or more, or --adjust bh, can separate them"
+            )
+        human = _human_side(judgments, kind, used, seg_ids, human_test, indices, alpha, adjust, notes)
         shown = sorted(range(len(used)), key=lambda i: (human.ranks[i], used[i]))
         base = {"dataset": dataset, "judgment_kind": kind}
         rows += _rows(base | {"source": "human", "metric": "", "segmenter": "", "family": "", "chars_per_token": np.nan,
                               "config": kind}, used, shown, human, human)  # fmt: skip
-        comparisons += _comparisons(base | {"source": "human", "metric": "", "segmenter": ""}, used, shown, human, two_sided=False)
+        comparisons += _comparisons(base | {"source": "human", "metric": "", "segmenter": ""}, used, shown, human, adjust)
         for c, config in enumerate(configs):
             if indices is not None and c not in samples:
                 samples[c] = bootstrap.metric_samples(config, indices)
             column = [config.systems.index(s) for s in used]
             raw = np.asarray(config.sys_scores, dtype=float)[column]
             p = bootstrap.paired_bs_p_values(raw, samples[c][:, column]) if indices is not None else None
-            side = _side(raw, 1 if config.higher_is_better else -1, p, alpha, two_sided=True)
+            side = _side(raw, 1 if config.higher_is_better else -1, p, alpha, two_sided=True, adjust=adjust)
             found = order[order["name"] == config.segmenter]
             where = {"family": found["family"].iloc[0] if len(found) else "",
                      "chars_per_token": found["chars_per_token"].iloc[0] if len(found) else np.nan}  # fmt: skip
             label = base | {"source": "metric", "metric": config.metric, "segmenter": config.segmenter}
             rows += _rows(label | where | {"config": config.config}, used, shown, side, human)
-            comparisons += _comparisons(label, used, shown, side, two_sided=True)
+            comparisons += _comparisons(label, used, shown, side, adjust)
             pair_rows.append(_pairs(base | {"metric": config.metric, "segmenter": config.segmenter, "config": config.config},
-                                    used, human, side))  # fmt: skip
+                                    used, human, side, adjust))  # fmt: skip
             if progress:
                 progress("ranking", k * len(configs) + c + 1, total)
     return SystemBoard(
@@ -242,7 +273,7 @@ def build_board(
         signature={
             "dataset": dataset, "kinds": kind_list, "systems": len(systems), "segments": len(seg_ids),
             "n_bootstrap": n_bootstrap, "seed": seed, "alpha": alpha, "human_test": HUMAN_TESTS[human_test],
-            "metric_test": bootstrap.METHOD, "clusters": CLUSTER_METHOD,
+            "metric_test": bootstrap.METHOD, "clusters": CLUSTER_METHOD, "adjust": adjust, "adjust_families": family(adjust),
             "granularity_order": "mean characters per token over the references (the sweep's axis)",
         },  # fmt: skip
     )
@@ -261,7 +292,7 @@ def _granularities(configs: Sequence[ConfigScores], given: pd.DataFrame | None) 
 
 
 def _human_side(judgments: Judgments, kind: str, used: list[str], seg_ids: list[str], human_test: str,
-                indices: np.ndarray | None, alpha: float, notes: list[str]) -> _Side:  # fmt: skip
+                indices: np.ndarray | None, alpha: float, adjust: str, notes: list[str]) -> _Side:  # fmt: skip
     direction = judgments.direction(kind)
     raw = _human_scores(judgments, kind, used)
     if kind not in judgments.kinds:
@@ -269,13 +300,13 @@ def _human_side(judgments: Judgments, kind: str, used: list[str], seg_ids: list[
         return _side(raw, direction, None, alpha, two_sided=False)
     matrix = direction * judgments.segment_matrix(kind, used, seg_ids)
     if human_test == "wilcoxon":
-        return _side(raw, direction, wilcoxon.wilcoxon_p_values(matrix), alpha, two_sided=False)
+        return _side(raw, direction, wilcoxon.wilcoxon_p_values(matrix), alpha, two_sided=False, adjust=adjust)
     if indices is None:
         notes.append(f"{kind}: no human clusters: the bootstrap test needs resamples (bootstrap > 0)")
         return _side(raw, direction, None, alpha, two_sided=False)
     means = np.nanmean(matrix, axis=1)
     p = bootstrap.paired_bs_p_values(means, bootstrap.human_samples(matrix, indices))
-    return _side(raw, direction, p, alpha, two_sided=True)
+    return _side(raw, direction, p, alpha, two_sided=True, adjust=adjust)
 
 
 def _rows(label: dict, systems: list[str], shown: list[int], side: _Side, human: _Side) -> list[dict]:
@@ -291,23 +322,26 @@ def _rows(label: dict, systems: list[str], shown: list[int], side: _Side, human:
     return out
 
 
-def _comparisons(label: dict, systems: list[str], shown: list[int], side: _Side, two_sided: bool) -> list[dict]:
+def _comparisons(label: dict, systems: list[str], shown: list[int], side: _Side, adjust: str) -> list[dict]:
     out = []
     for x, i in enumerate(shown):
         for j in shown[x + 1 :]:
             winner = ""
             if side.beats is not None:
                 winner = systems[i] if side.beats[i, j] else systems[j] if side.beats[j, i] else ""
-            p_ij = side.p_better[i, j] if side.p_better is not None else np.nan
-            p_ji = side.p_better[j, i] if side.p_better is not None else np.nan
+            tested = side.p_better is not None and side.p_adjusted is not None
             out.append(label | {
                 "system_a": systems[i], "system_b": systems[j], "score_a": float(side.raw[i]), "score_b": float(side.raw[j]),
-                "p_a_better": p_ij, "p_b_better": p_ji, "winner": winner,
+                "p_a_better": side.p_better[i, j] if tested else np.nan,  # type: ignore[index]
+                "p_b_better": side.p_better[j, i] if tested else np.nan,  # type: ignore[index]
+                "p_a_better_adjusted": side.p_adjusted[i, j] if tested else np.nan,  # type: ignore[index]
+                "p_b_better_adjusted": side.p_adjusted[j, i] if tested else np.nan,  # type: ignore[index]
+                "winner": winner, "adjust": adjust if tested else "",
             })  # fmt: skip
     return out
 
 
-def _pairs(label: dict, systems: list[str], human: _Side, metric: _Side) -> dict:
+def _pairs(label: dict, systems: list[str], human: _Side, metric: _Side, adjust: str) -> dict:
     order = pair_order(human.oriented, metric.oriented)
     significant_human = [human.beats is not None and bool(human.beats[i, j]) for i, j in order.inverted]
     significant_both = [h and metric.beats is not None and bool(metric.beats[j, i]) for h, (i, j) in zip(significant_human, order.inverted)]
@@ -317,7 +351,8 @@ def _pairs(label: dict, systems: list[str], human: _Side, metric: _Side) -> dict
         "inverted_both_significant": sum(significant_both) if human.beats is not None and metric.beats is not None else np.nan,
         "inverted_pairs": "; ".join(f"{systems[i]} > {systems[j]}" for i, j in order.inverted),
         "inverted_pairs_significant": "; ".join(f"{systems[i]} > {systems[j]}" for (i, j), both in zip(order.inverted, significant_both) if both),
+        "adjust": adjust if human.beats is not None else "",
     }  # fmt: skip
 
 
-__all__ = ["CLUSTER_METHOD", "HUMAN_TESTS", "SystemBoard", "build_board", "check_options", "resolve_kinds"]
+__all__ = ["CLUSTER_METHOD", "HUMAN_TESTS", "SystemBoard", "build_board", "check_options", "family", "resolve_kinds"]

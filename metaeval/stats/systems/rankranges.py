@@ -13,6 +13,13 @@ significantly (``beats[i, j]``: system i is significantly better than system j a
 
 WMT sorts by score with pandas' average ranks; here ties in score keep the order given (the
 callers give a stable order), so places are 1..n.
+
+Many comparisons (docs/design.md, "Many comparisons"): a ranking's pairs of systems are one
+family, and their p-values are adjusted together (:func:`adjusted_pairs`; Holm by default)
+before ``beats`` is formed. A two-sided test gives one p-value per pair, ``n (n - 1) / 2`` in
+the family; a one-sided test (WMT24's Wilcoxon) tests each pair in both directions, so its
+family holds the ``n (n - 1)`` ordered tests. WMT24 compared the raw p-values with alpha
+(``adjust="none"``).
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from metaeval.errors import UsageError
+from metaeval.stats.adjust import adjust_p_values, adjust_pair_matrix
 
 
 @dataclass(frozen=True)
@@ -31,6 +39,33 @@ class RankRanges:
     low: np.ndarray
     high: np.ndarray
     cluster: np.ndarray
+
+
+def adjusted_pairs(p: np.ndarray, method: str, two_sided: bool) -> np.ndarray:
+    """The p-value matrix ``p`` (``p[i, j]``: i better than j) adjusted by ``method`` over the
+    ranking's pairs (module docstring): a symmetric, two-sided matrix over its ``n (n - 1) / 2``
+    pairs, a one-sided one over its ``n (n - 1)`` ordered entries; ones on the diagonal."""
+    p = np.asarray(p, dtype=float)
+    if p.ndim != 2 or p.shape[0] != p.shape[1]:
+        raise UsageError(f"p-value matrix must be square, got shape {p.shape}")
+    if two_sided:
+        return adjust_pair_matrix(p, method)
+    off = ~np.eye(p.shape[0], dtype=bool)
+    out = np.ones_like(p)
+    out[off] = adjust_p_values(p[off], method)
+    return out
+
+
+def resamples_needed(n_systems: int, alpha: float) -> int:
+    """The fewest resamples B with which Holm's adjustment over the ``n (n - 1) / 2`` pairs of a
+    two-sided bootstrap test can call a pair significant: the smallest bootstrap p-value is
+    ``1 / (B + 1)`` (sacrebleu's), and Holm multiplies the smallest of the family by its size,
+    so B must satisfy ``n (n - 1) / 2 / (B + 1) < alpha``."""
+    pairs = n_systems * (n_systems - 1) // 2
+    b = max(int(pairs / alpha) - 2, 1)
+    while pairs / (b + 1) >= alpha:
+        b += 1
+    return b
 
 
 def beats_one_sided(p: np.ndarray, alpha: float) -> np.ndarray:
@@ -81,4 +116,4 @@ def walk_clusters(scores: np.ndarray, worst: np.ndarray) -> np.ndarray:
     return cluster
 
 
-__all__ = ["RankRanges", "beats_one_sided", "beats_two_sided", "order_by_score", "rank_ranges", "walk_clusters"]
+__all__ = ["RankRanges", "adjusted_pairs", "resamples_needed", "beats_one_sided", "beats_two_sided", "order_by_score", "rank_ranges", "walk_clusters"]
