@@ -5,7 +5,7 @@ English→Chinese: how the ranking of MT systems moves with the unit.
 
 For each dataset of :data:`experiments.systems.config.DATASETS` this runs what
 ``metaeval systems`` runs (:func:`metaeval.systems.corpus_board`: Li et al.'s metrics
-under characters, two BPE vocabularies and the word segmenters, 1000 paired-bootstrap
+under characters, two BPE vocabularies and the word segmenters, 10,000 paired-bootstrap
 resamples, seed 12345, WMT24's Wilcoxon tests on the human side) and writes into
 ``experiments/results/systems/<dataset>/``: ``board.md`` (every leaderboard and pair table),
 ``leaderboard.tsv``, ``pairs.tsv``, ``granularities.tsv``, ``latin_share.tsv``, ``readme_view.tsv``
@@ -34,7 +34,7 @@ import pandas as pd
 from scipy import stats
 
 from experiments.runtime import Clock
-from experiments.systems.config import ALPHA, BOOTSTRAP, DATASETS, METRICS, README_METRIC, SEED, SUBWORD_LADDER, Dataset
+from experiments.systems.config import ADJUST, ALPHA, BOOTSTRAP, DATASETS, METRICS, README_METRIC, SEED, SUBWORD_LADDER, Dataset
 from experiments.systems.wmt import domain_sizes, steps
 from metaeval import corpora
 from metaeval.compute import workers
@@ -148,7 +148,7 @@ def run_dataset(ds: Dataset, data: Path, out: Path, jobs: int, executor, store: 
     # built here, as the sweep builds them: a SentencePiece model learns from this corpus's references
     segmenters = [get_segmenter(spec, corpus, store) for spec in specs]
     board = corpus_board(corpus, segmenters, METRICS, judgments=judgments, kinds=[ds.kind], bootstrap=BOOTSTRAP, seed=SEED,
-                         alpha=ALPHA, jobs=jobs, executor=executor, cache_dir=store)  # fmt: skip
+                         alpha=ALPHA, adjust=ADJUST, jobs=jobs, executor=executor, cache_dir=store)  # fmt: skip
     target = out / ds.slug
     target.mkdir(parents=True, exist_ok=True)
     files = {
@@ -182,7 +182,7 @@ def summary_markdown(found: pd.DataFrame, views: dict[str, pd.DataFrame], wmt: p
     sections.append(frame_section("WMT24 English-Chinese human ranking, rank range (cluster): published, then WMT's procedure on the "
                                   "634 paragraphs changed one step at a time into metaeval systems'", wmt))
     signature = [("datasets", ", ".join(d.path for d in DATASETS)), ("metrics", ", ".join(METRICS)), ("n_bootstrap", str(BOOTSTRAP)),
-                 ("seed", str(SEED)), ("alpha", str(ALPHA))]  # fmt: skip
+                 ("seed", str(SEED)), ("alpha", str(ALPHA)), ("adjust", ADJUST)]  # fmt: skip
     return render_markdown("System leaderboards by granularity: summary", signature, sections)
 
 
@@ -212,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     write_atomic(args.out / "wmt24_en-zh_human.tsv", tsv(wmt), overwrite=True)
     write_atomic(args.out / "summary.md", summary_markdown(found_frame, views, wmt), overwrite=True)
     clock.write(args.out / "runtime.json", {"datasets": [d.path for d in DATASETS], "jobs": args.jobs, "cpus": os.cpu_count(),
-                                            "n_bootstrap": BOOTSTRAP})  # fmt: skip
+                                            "n_bootstrap": BOOTSTRAP, "adjust": ADJUST})  # fmt: skip
     print(json.dumps({r["dataset"] + " " + r["metric"]: r["moved_systems"] for r in rows}, indent=1, ensure_ascii=False))
     return 0
 

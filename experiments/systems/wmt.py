@@ -12,7 +12,10 @@ Wilcoxon signed-rank test per domain, combined by Stouffer's method; rank ranges
 2. ``without_refA``: the reference left out (it is not a system of the corpus);
 3. ``pooled_test``: one Wilcoxon test over all paragraphs instead of one per domain combined;
 4. ``plain_mean``: systems ordered by the mean over all paragraphs instead of the mean of the
-   domain means: ``metaeval systems`` (checked against its board).
+   domain means;
+5. ``holm``: the 132 one-sided tests of the 12 systems adjusted together by Holm's procedure
+   before they are compared with alpha (WMT compared the raw p-values): ``metaeval systems``
+   (checked against its board).
 
 The reference's ratings and each paragraph's domain come from the shared data's
 ``original/esa_raw.tsv`` and ``docs.tsv``; the MT systems' ratings there are those of
@@ -26,11 +29,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.systems.config import ALPHA, WMT24_EN_ZH_PUBLISHED, WMT24_EN_ZH_PUBLISHED_CLUSTERS
-from metaeval.stats.systems.rankranges import beats_one_sided, rank_ranges
+from experiments.systems.config import ADJUST, ALPHA, WMT24_EN_ZH_PUBLISHED, WMT24_EN_ZH_PUBLISHED_CLUSTERS
+from metaeval.stats.systems.rankranges import adjusted_pairs, beats_one_sided, rank_ranges
 from metaeval.stats.systems.wilcoxon import wilcoxon_p_values
 
-STEPS = ("wmt_procedure", "without_refA", "pooled_test", "plain_mean")
+STEPS = ("wmt_procedure", "without_refA", "pooled_test", "plain_mean", ADJUST)
 
 
 def _cell(low: float, high: float, cluster: float) -> str:
@@ -52,15 +55,16 @@ def ratings(folder: Path, judgments: pd.DataFrame) -> tuple[pd.DataFrame, np.nda
     return matrix, docs["domain"].to_numpy()
 
 
-def ranking(matrix: pd.DataFrame, domains: np.ndarray, macro: bool, strata: bool) -> pd.DataFrame:
-    """Score, rank range and cluster of every row of ``matrix``."""
+def ranking(matrix: pd.DataFrame, domains: np.ndarray, macro: bool, strata: bool, adjust: str = "none") -> pd.DataFrame:
+    """Score, rank range and cluster of every row of ``matrix``; ``adjust``: the ordered tests'
+    adjustment (WMT: none)."""
     values = matrix.to_numpy(float)
     if macro:
         score = np.mean([values[:, domains == d].mean(axis=1) for d in dict.fromkeys(domains)], axis=0)
     else:
         score = values.mean(axis=1)
     p = wilcoxon_p_values(values, strata=domains if strata else None)
-    ranges = rank_ranges(score, beats_one_sided(p, ALPHA))
+    ranges = rank_ranges(score, beats_one_sided(adjusted_pairs(p, adjust, two_sided=False), ALPHA))
     return pd.DataFrame({"system": list(matrix.index), "score": score, "low": ranges.low, "high": ranges.high, "cluster": ranges.cluster})
 
 
@@ -81,9 +85,10 @@ def steps(folder: Path, judgments: pd.DataFrame, board_table: pd.DataFrame) -> p
         "without_refA": ranking(systems, domains, macro=True, strata=True),
         "pooled_test": ranking(systems, domains, macro=True, strata=False),
         "plain_mean": ranking(systems, domains, macro=False, strata=False),
+        ADJUST: ranking(systems, domains, macro=False, strata=False, adjust=ADJUST),
     }
     ours = board_table[(board_table["source"] == "human") & (board_table["judgment_kind"] == "esa")].set_index("system")
-    plain = found["plain_mean"].set_index("system").loc[ours.index]
+    plain = found[ADJUST].set_index("system").loc[ours.index]
     if not (np.allclose(plain["score"], ours["score"], atol=1e-3) and (plain[["low", "high", "cluster"]].to_numpy() == ours[["rank_low", "rank_high", "cluster"]].to_numpy()).all()):
         raise SystemExit("systems: the last step differs from metaeval systems' human ranking")
     out = pd.DataFrame({"system": [s for _, s, _ in WMT24_EN_ZH_PUBLISHED]})

@@ -100,17 +100,24 @@ def test_moves_and_swaps():
     w21 = "wmt21/en-zh"
     assert f"{finding(w21, 'bleu', 'swaps_significant_char')} of them significantly at char and {finding(w21, 'bleu', 'swaps_significant_word')} at jieba" in text
     assert f"(char orders {finding(w21, 'bleu', 'char_inverted')} pairs against the humans, jieba {finding(w21, 'bleu', 'word_inverted')})" in text
-    apart = finding("wmt21/en-zh", "bleu", "moved_apart").split("; ")
-    assert f"{len(apart)} move beyond BLEU's own rank ranges: {', '.join(apart)}." in text
+    assert finding(w21, "bleu", "moved_apart") == "" and "none moves beyond BLEU's own rank ranges" in text
+    meteor, gtm = finding(w21, "meteor", "moved_apart").split("; "), finding(w21, "gtm", "moved_apart")
+    assert f"(under METEOR {' and '.join(meteor)} do, under GTM {gtm})" in text
     assert f"order {finding('wmt21/en-zh', 'bleu', 'swaps_char_word')} of the 406 pairs differently" in text
     assert finding(zh, "bleu", "moved_apart") == finding("wmt24-esa/en-ja", "bleu", "moved_apart") == ""
-    assert finding("wmt24-esa/en-ja", "gtm", "moved_apart") == "IOL-Research"
+    assert all(finding(ja, metric, "moved_apart") == "" for metric in ("bleu", "nist", "meteor", "gtm", "1-ter"))
 
 
 def test_claims_about_ranks():
     zh = ranks("wmt24-esa/en-zh")
     # ONLINE-B, HW-TSC and IOL-Research are 1, 2, 3 under every granularity; the movers stay in places 4-9
     assert (zh.loc[["ONLINE-B", "HW-TSC", "IOL-Research"]].to_numpy().T == [1, 2, 3]).all()
+    table = board("wmt24-esa/en-zh")
+    for seg in ("char", "jieba"):  # HW-TSC alone in BLEU's second cluster
+        rows = table[(table["metric"] == "bleu") & (table["segmenter"] == seg)]
+        assert rows.loc[rows["cluster"] == 2, "system"].tolist() == ["HW-TSC"]
+    assert (table.loc[table["source"] == "human", "cluster"] == 1).all()  # one human cluster after Holm
+    assert "alone in BLEU's second cluster under char and jieba" in prose() and "form one human cluster" in prose()
     movers = finding("wmt24-esa/en-zh", "bleu", "moved_systems").split("; ")
     assert zh.loc[movers].to_numpy().min() == 4 and zh.loc[movers].to_numpy().max() == 9
     w21 = ranks("wmt21/en-zh")
@@ -141,11 +148,17 @@ def test_human_clusters_beside_wmt():
     text = section()
     assert HUMAN["system"].tolist() == [s for _, s, _ in WMT24_EN_ZH_PUBLISHED]
     for r in HUMAN.to_dict(orient="records"):
-        cells = [r["system"]] + [r[c].replace("-", "–") or "–" for c in ("published", "wmt_procedure", "without_refA", "pooled_test", "plain_mean")]
+        cells = [r["system"]] + [r[c].replace("-", "–") or "–" for c in ("published", "wmt_procedure", "without_refA", "pooled_test", "plain_mean", "holm")]
         assert "| " + " | ".join(cells) + " |" in text
     # the published column is the quoted table
     assert HUMAN["published"].str.extract(r"\((\d+)\)")[0].astype(int).tolist() == list(WMT24_EN_ZH_PUBLISHED_CLUSTERS)
     assert (HUMAN["pooled_test"] == HUMAN["plain_mean"]).all()  # step 4 changes no range or cluster
+    # step 5, Holm: one cluster; the ranges quoted in the README
+    assert set(HUMAN.loc[HUMAN["system"] != "refA", "holm"].str.extract(r"\((\d+)\)")[0]) == {"1"}
+    by = HUMAN.set_index("system")
+    for system in ("ONLINE-B", "IOL-Research", "IKUN-C"):
+        before, after = (by.at[system, c].split(" ")[0].replace("-", "–") for c in ("plain_mean", "holm"))
+        assert f"{system} {before} → {after}" in prose()
     by_system = HUMAN.set_index("system")
     words = prose()
     assert f"averages {float(by_system.at['ONLINE-B', 'domain_mean']):.2f} here" in words
