@@ -59,16 +59,18 @@ def render_html(
     lead: Sequence[Section] = (),
     lead_notes: Sequence[str] = (),
     tie_free: Any = None,
+    style: str = "",
 ) -> str:
     """The whole page as text (UTF-8, ``\\n`` line ends); ``tie_free``: the tie-free reference
-    of each ranking, marked on charts whose results have no chance levels."""
+    of each ranking, marked on charts whose results have no chance levels; ``style``: CSS rules
+    added to the page's."""
     out = [
         "<!DOCTYPE html>",
         '<html lang="en">',
         "<head>",
         '<meta charset="utf-8">',
         f"<title>{esc(title)}</title>",
-        f"<style>\n{_STYLE}\n</style>",
+        f"<style>\n{_STYLE}\n{style}\n</style>" if style else f"<style>\n{_STYLE}\n</style>",
         "</head>",
         "<body>",
         f"<h1>{esc(title)}</h1>",
@@ -85,6 +87,8 @@ def render_html(
             continue
         out.append("<section>")
         out.append(f"<h2>{esc(section.title)}</h2>")
+        if section.figure:
+            out.append(section.figure)
         if section.bars:
             reference = tie_free_reference(dict(section.key), tie_free)
             out.append(chart(section.bars, section.title, digits, statistic=section.statistic,
