@@ -20,26 +20,11 @@ import pandas as pd
 from metaeval.report.layout import Section
 from metaeval.stats.adjust import ADJUSTMENTS, CONTROLS
 from metaeval.report.results import fmt_number, plain
+from metaeval.report.verdict import p_text as _p_text, signed as _signed
 
 ANSWER_TITLE = "Answer: character level (char) against the best word level"
 #: Groupings that need no mention next to the statistic (the default ones).
 _PLAIN_GROUPINGS = ("", "-", "none", "segment", "segment+judge")
-
-
-def _signed(value: float, digits: int) -> str:
-    if value is None or not math.isfinite(value):
-        return ""
-    text = fmt_number(value, digits)
-    return text if text.startswith("-") or float(text) == 0.0 else "+" + text
-
-
-def _p_text(p: float, n_samples: float) -> str:
-    if p is None or not math.isfinite(p):
-        return ""
-    floor = 1.0 / n_samples if n_samples and math.isfinite(n_samples) and n_samples > 0 else 0.001
-    if p < floor or p == 0.0:
-        return f"<{floor:.3g}"
-    return f"{p:.3f}"
 
 
 def answer_section(answer: pd.DataFrame, digits: int = 3) -> Section | None:

@@ -32,6 +32,7 @@ from metaeval.report.latex import render_latex
 from metaeval.report.layout import LAYOUTS, sections
 from metaeval.report.results import flatten_signature, normalise, order_rows
 from metaeval.report.text import render_markdown, render_text
+from metaeval.report.verdict import glossary_lines, verdict_lines
 
 FORMATS = ("text", "markdown", "csv", "tsv", "json", "html", "latex")
 #: Columns :func:`select` filters on, by keyword.
@@ -113,17 +114,19 @@ def render(
     lead = [s for s in (answer_section(answer, digits),) if s is not None]
     intro = [line for line in (context_line(sig, table),) if line]
     parts = sections(table, layout, digits, adjustment(sig))
+    words = dict(verdict=verdict_lines(answer, sig, digits), glossary=glossary_lines(table, answer))
     if format == "latex":
         pairs = flatten_signature(sig) if sig is not None else None
-        return render_latex(heading, pairs, parts)
+        return render_latex(heading, pairs, parts, lead=lead, lead_notes=answer_legend(answer, sig), **words)
     if format == "html":
         pairs = flatten_signature(sig) if sig is not None else None
-        return render_html(heading, pairs, parts, digits, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig), chance=chance)
+        return render_html(heading, pairs, parts, digits, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig), chance=chance,
+                           **words)  # fmt: skip
     footer = []
     if sig is not None:
         footer = [f"signature: {signature_line(sig)}", "(full signature: --format json, or signature.json in --out)"]
     renderer = render_text if format == "text" else render_markdown
-    return renderer(heading, None, parts, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig), footer=footer)
+    return renderer(heading, None, parts, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig), footer=footer, **words)
 
 
 def _default_title(table: pd.DataFrame, signature: Mapping[str, Any] | None) -> str:
