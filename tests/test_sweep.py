@@ -121,7 +121,14 @@ def test_command_writes_the_same_files_twice_and_refuses_to_overwrite(small_corp
     args = ["sweep", str(small_corpus), "-s", "char", "-s", "jieba", "--subword", "spm:vocab=1200,type=unigram",
             "-m", "bleu", "--bootstrap", "20", "-q", "--jobs", "1", "--no-equivalence"]  # fmt: skip
     assert main(args + ["--out", str(tmp_path / "a")]) == 0
+    printed = capsys.readouterr().out
     assert main(args + ["--out", str(tmp_path / "b")]) == 0
+    # the verdict is printed, then where the files went; summary.md opens with it and ends with the signature
+    verdict = printed[: printed.index(f"\nwrote {tmp_path / 'a'}:\n")].splitlines()
+    assert verdict and all(line.startswith(("Segment level (esa", "System level (esa")) for line in verdict), printed
+    summary = (tmp_path / "a" / "summary.md").read_text(encoding="utf-8")
+    assert summary.index("## ") == summary.index("## Verdict") and f"- {verdict[0][:40]}" in summary
+    assert summary.rindex("Signature:") > summary.rindex("## ") and summary.rstrip().endswith("```")
     names = sorted(p.name for p in (tmp_path / "a").iterdir())
     assert names == sorted(["curve.png", "summary.md", "answer.tsv", "results.tsv", "granularities.tsv", "best.tsv", "spread.tsv",
                             "boundaries.tsv", "equivalence.tsv", "signature.json"])  # fmt: skip

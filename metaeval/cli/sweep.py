@@ -36,7 +36,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             kinds=split_list(args.kind) or None, settings=settings, executor=executor, cache_dir=args.cache_dir,
             equivalence=not args.no_equivalence, progress=progress,
         )  # fmt: skip
-    for path in write_sweep(result, Path(args.out), overwrite=args.overwrite):
+    from metaeval.report.verdict import verdict_lines
+
+    paths = write_sweep(result, Path(args.out), overwrite=args.overwrite)
+    for line in verdict_lines(result.answer, result.signature):
+        print(line)
+    print(f"\nwrote {args.out}:")
+    for path in paths:
         print(path)
     return 0
 

@@ -129,10 +129,11 @@ def render_markdown(
     footer: Sequence[str] = (),
     verdict: Sequence[str] = (),
     glossary: Sequence[str] = (),
+    signature_last: bool = False,
 ) -> str:
     """GitHub-flavoured Markdown: a heading, the introduction, the verdict (one bullet per
-    sentence), the signature in a code block when given, one table per section, one bullet per
-    all-undefined section, the glossary, the footer."""
+    sentence), the signature in a code block when given (at the end with ``signature_last``),
+    one table per section, one bullet per all-undefined section, the glossary, the footer."""
     lines = [f"# {md_escape(title)}", ""]
     if intro:
         lines += [md_escape(t) for t in intro] + [""]
@@ -142,8 +143,10 @@ def render_markdown(
         lines += _md_table(section)
     if lead:
         lines += [md_escape(n) for n in lead_notes] + [""] if lead_notes else []
+    block = []
     if signature is not None:
-        lines += ["Signature:", "", *_code_block([f"{one_line(k)}: {one_line(v)}" for k, v in signature] or ["(empty)"]), ""]
+        block = ["Signature:", "", *_code_block([f"{one_line(k)}: {one_line(v)}" for k, v in signature] or ["(empty)"]), ""]
+    lines += [] if signature_last else block
     for section in sections:
         if not section.undefined:
             lines += _md_table(section)
@@ -156,6 +159,7 @@ def render_markdown(
         lines += [f"## {GLOSSARY_TITLE}", "", *(f"- {md_escape(g)}" for g in glossary), ""]
     if footer:
         lines += [md_escape(text) + "  " for text in footer] + [""]
+    lines += block if signature_last else []
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

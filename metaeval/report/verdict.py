@@ -148,9 +148,12 @@ def verdict_lines(
     signature: Mapping[str, Any] | None = None,
     digits: int = 3,
     chance_band: ChanceBand | None = None,
+    by_dataset: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[str]:
     """One sentence per (dataset when several,) human score and level of ``answer``; ``[]``
-    without one. ``chance_band(row)`` gives a row's chance band for :func:`chance_warning`."""
+    without one. The sizes (segments, systems) are the ``signature``'s, or with ``by_dataset``
+    (a study's datasets) each dataset's own. ``chance_band(row)`` gives a row's chance band for
+    :func:`chance_warning`."""
     if answer is None or answer.empty:
         return []
     table = answer.reset_index(drop=True)
@@ -158,6 +161,8 @@ def verdict_lines(
     lines = []
     for (dataset, kind, level), rows in table.groupby(["dataset", "judgment_kind", "level"], sort=True, dropna=False):
         lead = _lead_row(rows, str(level))
+        if by_dataset is not None:
+            signature = by_dataset.get(str(dataset), {})
         where = ", ".join(p for p in ((str(dataset) if several else ""), str(kind), _size(str(level), signature)) if p)
         head = f"{LEVEL_NAMES.get(str(level), f'Level {level}')} ({where}): "
         if not lead["metric"]:
