@@ -35,6 +35,16 @@ from metaeval.report.text import render_markdown, render_text
 from metaeval.report.verdict import glossary_lines, verdict_lines
 
 FORMATS = ("text", "markdown", "csv", "tsv", "json", "html", "latex")
+#: One line on each format, for ``metaeval list``.
+FORMAT_DESCRIPTIONS = {
+    "text": "aligned tables for a terminal: the verdict, the answer, one table per ranking, the glossary",
+    "markdown": "the same as GitHub-flavoured Markdown",
+    "csv": "every row and column, comma-separated; --output puts the signature beside it",
+    "tsv": "every row and column, tab-separated; --output puts the signature beside it",
+    "json": "every row, the answer and the full signature",
+    "html": "one self-contained page: contents, verdict, answer, a chart and a table per ranking, glossary, signature",
+    "latex": "booktabs tables for a paper: the verdict, the answer and one table per ranking, the signature as comments",
+}
 #: Columns :func:`select` filters on, by keyword.
 SELECTABLE = ("dataset", "metric", "segmenter", "config", "judgment_kind", "level", "statistic", "grouping", "tie_policy")
 
