@@ -29,7 +29,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.comparisons:
         write_comparisons(args, study.configs, study.judgments, study.results, settings)
     if args.out:
-        study.write(args.out, args.overwrite)
+        from metaeval.report.outputs import RUN_OUTPUTS
+
+        folder = study.write(args.out, args.overwrite)
+        print(f"metaeval: wrote {folder}: {', '.join(RUN_OUTPUTS)}", file=sys.stderr)
     text = study.leaderboard(args.format, args.layout)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0

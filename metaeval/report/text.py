@@ -110,12 +110,17 @@ def _text_table(section: Section) -> list[str]:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
+#: What a Markdown renderer would take for HTML: ``<`` opening a tag, comment or declaration,
+#: ``&`` opening an entity; and ``>`` opening a line (a quote).
+_MD_HTML = re.compile(r"<(?=[A-Za-z/!?])|&(?=#|[A-Za-z][A-Za-z0-9]*;)|^>")
 
 
 def md_escape(text: str) -> str:
-    """Markdown-safe text: HTML characters as entities, Markdown punctuation backslashed."""
-    text = one_line(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    """Markdown-safe text that reads as written in the file too: Markdown punctuation and the
+    ``<``, ``&`` and ``>`` a renderer would take for HTML backslashed (CommonMark escapes), so
+    ``p <= 0.05`` stays as it is and ``<script>`` shows as text."""
+    text = _MD_SPECIAL.sub(r"\\\1", one_line(text))
+    return _MD_HTML.sub(lambda m: "\\" + m.group(0), text)
 
 
 def render_markdown(

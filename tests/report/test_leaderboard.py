@@ -352,3 +352,13 @@ def test_the_answer_footnote_names_the_family_and_the_method():
     assert "not adjusted (p adjusted = p)" in md and "the word-level segmenter is the one best on the full sample" in md
     header = md_tables(md)[0][0]
     assert header[7:9] == ["p", "p adjusted"]
+
+
+def test_markdown_has_no_html_entities_yet_no_live_html():
+    """A Markdown page reads as written (``p <= 0.05``, not ``p &lt;= 0.05``), and every ``<``
+    that would open a tag is backslash-escaped, so ``<script>`` shows as text."""
+    results, signature = hostile_results()
+    page = render(results, signature, "markdown")
+    assert "&lt;" not in page and "&gt;" not in page and "&amp;" not in page
+    assert "adjusted p <= 0.05" in page
+    assert re.search(r"(?<!\\)<[A-Za-z/!?]", page) is None and r"\<script>alert(1)\</script>" in page

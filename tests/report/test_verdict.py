@@ -55,8 +55,9 @@ def check_sentences_against_table(out: str, lines_before: int = 15) -> list[re.M
 def test_run_on_few_segments_and_systems_says_so_before_the_table(tmp_path, capsys):
     corpus = small_corpus(tmp_path, n=25, systems=("Aya23", "GPT-4", "IKUN"))
     code, out, err = run_cli(capsys, "run", str(corpus), "-s", "char", "-s", "jieba", "-m", "bleu", "-m", "gtm",
-                             "--bootstrap", "200", "-q", "-j", "1")  # fmt: skip
+                             "--bootstrap", "200", "-q", "-j", "1", "--out", str(tmp_path / "out"))  # fmt: skip
     assert code == 0, err
+    assert f"metaeval: wrote {tmp_path / 'out'}: answer.tsv, results.tsv" in err  # --out says where it wrote
     matches = check_sentences_against_table(out)
     head = "\n".join(out.splitlines()[:15])
     assert "warning: only 25 segments (fewer than 30)" in head
