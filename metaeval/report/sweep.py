@@ -91,6 +91,8 @@ def summary_markdown(result: SweepResult) -> str:
     sections = [frame_section("Granularities (mean characters per token over references and system outputs)", granularities)]
     if len(result.skipped):
         sections.append(frame_section("Segmenters that cannot run here", result.skipped))
+    if len(result.collapsed):
+        sections.append(frame_section("Sizes that learnt the same model as a smaller one (one point: same_as)", result.collapsed))
     sections += [frame_section(f"Curve: {title}", table) for title, table in curve_tables(result)]
     best = best_granularities(result.results)
     if len(best):
