@@ -1,0 +1,43 @@
+"""``metaeval score --confidence`` (each system's 95% interval by bootstrap of segments, as
+sacrebleu's --confidence) and ``--scale 100`` (sacrebleu's 0-100 scale; no other number changes)."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+
+from metaeval import segmenters
+from metaeval.metrics import get_metric
+from tests.test_cli import ZH, run_cli, small_corpus
+
+
+def test_confidence_is_the_percentile_interval_of_corpus_bleu_over_resampled_segments(tmp_path, capsys):
+    corpus = small_corpus(tmp_path, n=25, systems=("Aya23", "GPT-4"))
+    code, out, err = run_cli(capsys, "score", str(corpus), "-s", "char", "-m", "bleu", "-m", "nist", "--level", "sys",
+                             "--confidence", "--bootstrap", "200", "--seed", "7", "-q")  # fmt: skip
+    assert code == 0, err
+    table = pd.read_csv(io.StringIO(out), sep="\t").set_index(["metric", "system"])
+    # an obviously correct slow version: corpus BLEU of each resample of the 25 segments, recomputed from the tokens
+    char = segmenters.get("char")
+    refs = list(char.segment_many((corpus / "ref.refA.zh").read_text(encoding="utf-8").splitlines()))
+    hyps = char.segment_many((corpus / "systems" / "GPT-4.zh").read_text(encoding="utf-8").splitlines())
+    bleu = get_metric("bleu")
+    draws = np.random.default_rng(7).integers(0, 25, size=(200, 25))
+    scores = [bleu.corpus_score([hyps[i] for i in row], [[refs[i] for i in row]]) for row in draws]
+    low, high = np.quantile(scores, [0.025, 0.975])
+    row = table.loc[("bleu", "GPT-4")]
+    assert abs(row.ci_low - low) < 1e-9
+    assert abs(row.ci_high - high) < 1e-9 and row.ci_low <= row.score <= row.ci_high
+    assert table.loc[("nist", "Aya23")].ci_low < table.loc[("nist", "Aya23")].ci_high
+
+
+def test_scale_100_multiplies_the_scores_of_unit_metrics_only(tmp_path, capsys):
+    corpus = small_corpus(tmp_path, n=10, systems=("Aya23",))
+    args = ["score", str(corpus), "-s", "char", "-m", "bleu", "-m", "nist", "-m", "chrf", "--level", "sys", "-q"]
+    plain = pd.read_csv(io.StringIO(run_cli(capsys, *args)[1]), sep="\t").set_index("metric").score
+    scaled = pd.read_csv(io.StringIO(run_cli(capsys, *args, "--scale", "100")[1]), sep="\t").set_index("metric").score
+    assert abs(scaled["bleu"] - 100 * plain["bleu"]) < 1e-7 and abs(scaled["chrf"] - 100 * plain["chrf"]) < 1e-7
+    assert scaled["nist"] == plain["nist"]
+    assert ZH.is_dir()
