@@ -223,7 +223,8 @@ def sweep(
     orders = EquivalenceSettings(max_word_order=EQUIVALENCE_N)
     char_orders = order_scores(corpus, "char", orders.max_char_order) if equivalence else None
 
-    rows, configs, bounds, equiv, collapsed, models = [], [], {}, [], [], {}
+    rows, configs, bounds, equiv, collapsed = [], [], {}, [], []
+    models: dict[str, str] = {}  # model hash -> the first granularity that learnt it
     for i, seg in enumerate(segs):
         label = segmenter_label(seg)
         model = MODEL_HASH.search(seg.signature())
