@@ -41,3 +41,27 @@ def test_scale_100_multiplies_the_scores_of_unit_metrics_only(tmp_path, capsys):
     assert abs(scaled["bleu"] - 100 * plain["bleu"]) < 1e-7 and abs(scaled["chrf"] - 100 * plain["chrf"]) < 1e-7
     assert scaled["nist"] == plain["nist"]
     assert ZH.is_dir()
+
+
+def test_bleu_signature_in_sacrebleus_style_matches_sacrebleus_own():
+    """Every field but the version as sacrebleu's BLEU prints it for the same options."""
+    from sacrebleu.metrics import BLEU
+
+    from metaeval.report.headline import sacrebleu_bleu_signature, sacrebleu_lines
+
+    def theirs(refs, **options) -> str:
+        bleu = BLEU(**options)
+        bleu.corpus_score(["a b"], refs)
+        return bleu.get_signature().format().rsplit("|version:", 1)[0]
+
+    char, lower = segmenters.get("char"), segmenters.get("char:lowercase=true")
+    mine = sacrebleu_bleu_signature(get_metric("bleu:smooth=exp").signature(), "char", char.signature(), 1)
+    assert mine.rsplit("|version:", 1)[0] == theirs([["a b"]], tokenize="char", smooth_method="exp")
+    assert mine.endswith("|version:metaeval-" + get_metric("bleu").signature().rsplit("version:", 1)[1])
+    mine = sacrebleu_bleu_signature(get_metric("bleu:smooth=exp,effective_order=true").signature(), "char", lower.signature(), 2)
+    assert mine.rsplit("|version:", 1)[0] == theirs([["a b"], ["a c"]], tokenize="char", smooth_method="exp", lowercase=True,
+                                                    effective_order=True)  # fmt: skip
+    signature = {"references": ["A"], "metrics": {"bleu": get_metric("bleu").signature(), "nist": "nist|n:5"},
+                 "segmenters": {"char": char.signature(), "jieba": "jieba|hmm:yes|norm:none"}}  # fmt: skip
+    (line,) = sacrebleu_lines(signature)
+    assert line.startswith("bleu (sacrebleu style): nrefs:1|case:mixed|eff:no|tok:char|smooth:mteval|") and "tok:jieba" in line

@@ -113,6 +113,36 @@ def context_line(signature: Mapping[str, Any] | None, results: pd.DataFrame) -> 
     return text
 
 
+def sacrebleu_bleu_signature(metric: str, segmenter: str, segmenter_signature: str, nrefs: int) -> str:
+    """A BLEU signature as sacrebleu prints it, ``nrefs:1|case:mixed|eff:no|tok:char|smooth:mteval|
+    version:metaeval-0.1.0`` (``|n:N`` added when N is not 4), from metaeval's own (``bleu|n:4|
+    smooth:mteval|version:0.1.0``, which stays the key of stored results); ``tok`` is the segmenter,
+    ``case:lc`` when it lowercases (``norm:`` with ``lower``). For display only."""
+    fields = dict(part.split(":", 1) for part in metric.split("|")[1:] if ":" in part)
+    normalisation = dict(part.split(":", 1) for part in segmenter_signature.split("|")[1:] if ":" in part).get("norm", "")
+    case = "lc" if "lower" in normalisation else "mixed"
+    smooth = fields.get("smooth", "") + (f",k:{fields['k']}" if "k" in fields else "")
+    text = (f"nrefs:{nrefs}|case:{case}|eff:{fields.get('eff', 'no')}|tok:{segmenter}|smooth:{smooth}"
+            f"|version:metaeval-{fields.get('version', '')}")  # fmt: skip
+    return text + (f"|n:{fields['n']}" if fields.get("n", "4") != "4" else "")
+
+
+def sacrebleu_lines(signature: Mapping[str, Any] | None) -> list[str]:
+    """One line per BLEU spec of a run's signature: its sacrebleu-style signature per segmenter."""
+    sig = signature or {}
+    metrics, segmenters = sig.get("metrics"), sig.get("segmenters")
+    if not isinstance(metrics, Mapping) or not isinstance(segmenters, Mapping):
+        return []
+    refs = sig.get("references")
+    nrefs = len(refs) if isinstance(refs, (list, tuple)) and refs else 1
+    lines = []
+    for spec, metric in sorted(metrics.items()):
+        if isinstance(metric, str) and metric.startswith("bleu|"):
+            shown = ", ".join(sacrebleu_bleu_signature(metric, str(name), str(segmenters[name]), nrefs) for name in sorted(segmenters))
+            lines.append(f"{spec} (sacrebleu style): {shown}")
+    return lines
+
+
 def signature_line(signature: Mapping[str, Any] | None) -> str:
     """The signature in one line, sacrebleu style (``key:value|...``): plain values as they
     are, lists joined by commas, nested tables by their keys, package versions by
@@ -136,4 +166,4 @@ def signature_line(signature: Mapping[str, Any] | None) -> str:
     return "|".join(parts)
 
 
-__all__ = ["ANSWER_TITLE", "adjustment", "answer_legend", "answer_section", "context_line", "signature_line"]
+__all__ = ["ANSWER_TITLE", "adjustment", "sacrebleu_bleu_signature", "sacrebleu_lines", "answer_legend", "answer_section", "context_line", "signature_line"]

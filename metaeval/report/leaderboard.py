@@ -26,7 +26,7 @@ import pandas as pd
 from metaeval.answer import answer as compute_answer
 from metaeval.errors import UsageError
 from metaeval.report.data import render_delimited, render_json
-from metaeval.report.headline import adjustment, answer_legend, answer_section, context_line, signature_line
+from metaeval.report.headline import adjustment, answer_legend, answer_section, context_line, sacrebleu_lines, signature_line
 from metaeval.report.html import render_html
 from metaeval.report.latex import render_latex
 from metaeval.report.layout import LAYOUTS, sections
@@ -134,7 +134,8 @@ def render(
                            **words)  # fmt: skip
     footer = []
     if sig is not None:
-        footer = [f"signature: {signature_line(sig)}", "(full signature: --format json, or signature.json in --out)"]
+        footer = [f"signature: {signature_line(sig)}", *sacrebleu_lines(sig),
+                  "(full signature: --format json, or signature.json in --out)"]  # fmt: skip
     renderer = render_text if format == "text" else render_markdown
     return renderer(heading, None, parts, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig), footer=footer, **words)
 
