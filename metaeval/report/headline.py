@@ -20,7 +20,7 @@ import pandas as pd
 from metaeval.report.layout import Section
 from metaeval.stats.adjust import ADJUSTMENTS, CONTROLS
 from metaeval.report.results import fmt_number, plain
-from metaeval.report.verdict import p_text as _p_text, signed as _signed
+from metaeval.report.verdict import adjusted_p_text, p_text as _p_text, signed as _signed
 
 ANSWER_TITLE = "Answer: character level (char) against the best word level"
 #: Groupings that need no mention next to the statistic (the default ones).
@@ -45,7 +45,7 @@ def answer_section(answer: pd.DataFrame, digits: int = 3) -> Section | None:
                 ci = f"[{_signed(r.delta_ci_low, digits)}, {_signed(r.delta_ci_high, digits)}]"
             tally = f"{int(r.char_ahead)} of {int(r.metrics)}"
             significant = f"{int(r.char_significant)}:{int(r.word_significant)}" if math.isfinite(r.p_value) else ""
-            adjusted = _p_text(r.p_adjusted, r.n_samples) if "p_adjusted" in answer.columns else ""
+            adjusted = adjusted_p_text(r._asdict()) if "p_adjusted" in answer.columns else ""
             cells = (versus, _signed(r.delta, digits), ci, _p_text(r.p_value, r.n_samples), adjusted, tally, significant)
         else:
             cells = (r.note, "", "", "", "", "", "")

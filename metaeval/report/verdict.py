@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Iterable, Mapping
 
+import numpy as np
 import pandas as pd
 
 from metaeval.report.results import fmt_number
@@ -56,6 +57,14 @@ def p_text(p: float, n_samples: float) -> str:
     if p <= floor * (1 + 1e-9) or p == 0.0:
         return f"<{floor:.3g}"
     return f"{p:.3f}"
+
+
+def adjusted_p_text(row: Mapping[str, Any]) -> str:
+    """The adjusted p-value of an answer row; ``<=x`` when the raw p-value is the bound 1/(B+1)
+    (``p_bound``), for an adjustment of a bound is a bound too."""
+    text = p_text(row.get("p_adjusted", math.nan), row.get("n_samples", math.nan))
+    bound = row.get("p_bound")
+    return f"<={text}" if text and not text.startswith("<") and isinstance(bound, (bool, np.bool_)) and bound else text
 
 
 def chance_warning(row: Mapping[str, Any], band: "tuple[float, float] | None") -> str:
@@ -126,9 +135,8 @@ def _numbers(row: Mapping[str, Any], digits: int) -> str:
     text += f", delta {signed(row['delta'], digits)}"
     if math.isfinite(row["delta_ci_low"]) and math.isfinite(row["delta_ci_high"]):
         text += f" [{signed(row['delta_ci_low'], digits)}, {signed(row['delta_ci_high'], digits)}]"
-    p = row.get("p_adjusted", row["p_value"])
-    if p is not None and math.isfinite(p):
-        text += f", p adjusted {p_text(p, row['n_samples'])}"
+    if "p_adjusted" in row and row["p_adjusted"] is not None and math.isfinite(row["p_adjusted"]):
+        text += f", p adjusted {adjusted_p_text(row)}"
     return text
 
 
@@ -248,6 +256,6 @@ def glossary_lines(results: pd.DataFrame, answer: pd.DataFrame | None = None) ->
 
 
 __all__ = [
-    "LEAD_STATISTICS", "MIN_SEGMENTS", "MIN_SYSTEMS", "chance_warning", "glossary_lines",
+    "LEAD_STATISTICS", "MIN_SEGMENTS", "MIN_SYSTEMS", "adjusted_p_text", "chance_warning", "glossary_lines",
     "p_text", "signed", "verdict_lines",
 ]  # fmt: skip

@@ -10,14 +10,14 @@ import pandas as pd
 import pytest
 
 from metaeval.report import render
-from metaeval.report.verdict import chance_warning, glossary_lines, p_text, signed, verdict_lines
+from metaeval.report.verdict import adjusted_p_text, chance_warning, glossary_lines, p_text, signed, verdict_lines
 from metaeval.stats.registry import REGISTRY
 from tests.test_cli import ZH, run_cli, small_corpus
 
 SENTENCE = re.compile(
     r"^(Segment|System) level \((?P<kind>[^,]+), (?P<size>\d+) (segments|systems)\): (?P<claim>.*?) under "
     r"(?P<stat>[a-z_]+(?: \([a-z]+\))?).*?; (?P<metric>\S+) char (?P<char>\S+) vs (?P<word>\S+) (?P<word_value>\S+), "
-    r"delta (?P<delta>\S+) \[(?P<low>\S+), (?P<high>\S+)\], p adjusted (?P<p><?[0-9.]*[0-9])(?:;|\.$)"
+    r"delta (?P<delta>\S+) \[(?P<low>\S+), (?P<high>\S+)\], p adjusted (?P<p><?=?[0-9.]*[0-9])(?:;|\.$)"
 )
 
 
@@ -135,6 +135,10 @@ def test_bounds_carry_their_sign_and_p_shows_its_bootstrap_floor():
     assert [signed(v) for v in (0.0123, -0.0004, 0.0004, 0.0, -0.091)] == ["+0.012", "-0.000", "+0.000", "+0.000", "-0.091"]
     assert signed(math.nan) == "" and p_text(math.nan, 1000) == ""
     assert p_text(0.0, 1000) == "<0.000999" and p_text(0.0, 199) == "<0.005" and p_text(0.002, 1000) == "0.002"
+    # Holm over five bounds 1/1001 is 5/1001, itself a bound
+    assert adjusted_p_text({"p_adjusted": 5 / 1001, "n_samples": 1000, "p_bound": True}) == "<=0.005"
+    assert adjusted_p_text({"p_adjusted": 5 / 1001, "n_samples": 1000, "p_bound": False}) == "0.005"
+    assert adjusted_p_text({"p_adjusted": 5 / 1001, "n_samples": 1000}) == "0.005"  # saved before p_bound existed
 
 
 def test_glossary_names_what_the_page_shows(results):
