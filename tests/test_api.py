@@ -24,7 +24,7 @@ PLURAL = {"segmenter": "segmenters", "metric": "metrics", "kind": "kinds", "leve
           "scheduler": "executor"}  # a Dask scheduler address on the command line, its executor in Python
 #: How ``metaeval score`` prints its table (sacrebleu's --confidence intervals, 0-100 scale),
 #: computed from the ScoreResult that metaeval.score returns.
-SCORE_TABLE = {"confidence", "bootstrap", "seed", "scale"}
+SCORE_TABLE = {"confidence", "confidence_n", "confidence_seed", "scale"}
 COMMANDS = {"run": "run", "score": "score", "correlate": "correlate", "segment": "segment", "leaderboard": "leaderboard"}
 
 

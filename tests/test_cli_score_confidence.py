@@ -16,7 +16,7 @@ from tests.test_cli import ZH, run_cli, small_corpus
 def test_confidence_is_the_percentile_interval_of_corpus_bleu_over_resampled_segments(tmp_path, capsys):
     corpus = small_corpus(tmp_path, n=25, systems=("Aya23", "GPT-4"))
     code, out, err = run_cli(capsys, "score", str(corpus), "-s", "char", "-m", "bleu", "-m", "nist", "--level", "sys",
-                             "--confidence", "--bootstrap", "200", "--seed", "7", "-q")  # fmt: skip
+                             "--confidence", "--confidence-n", "200", "--confidence-seed", "7", "-q")  # fmt: skip
     assert code == 0, err
     table = pd.read_csv(io.StringIO(out), sep="\t").set_index(["metric", "system"])
     # an obviously correct slow version: corpus BLEU of each resample of the 25 segments, recomputed from the tokens

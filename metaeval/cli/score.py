@@ -36,7 +36,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.confidence or args.scale != 1:
         table = result.table(levels)
         if args.confidence:
-            table = with_system_intervals(table, result, args.bootstrap, args.seed)
+            table = with_system_intervals(table, result, args.confidence_n, args.confidence_seed)
         text: Any = table_text(on_scale(table, args.scale), args.format)
     elif args.format == "json":
         text = table_text(result.table(levels), args.format)
@@ -51,7 +51,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             "levels": levels, "versions": package_versions(),
         }  # fmt: skip
         if args.confidence:
-            signature["confidence"] = {"n_bootstrap": args.bootstrap, "seed": args.seed, "level": 0.95}
+            signature["confidence"] = {"n_bootstrap": args.confidence_n, "seed": args.confidence_seed, "level": 0.95}
         if args.scale != 1:
             signature["scale"] = args.scale
         write_results(Path(args.output), text, signature, overwrite=args.overwrite)
@@ -123,8 +123,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--level", "-l", action="append", help="levels: seg,doc,sys (default all)")
     p.add_argument("--confidence", action="store_true",
                    help="each system's 95%% interval by bootstrap of segments in ci_low/ci_high (as sacrebleu --confidence; default off)")
-    p.add_argument("--bootstrap", type=positive, default=BOOTSTRAP, help=f"resamples of --confidence (default {BOOTSTRAP})")
-    p.add_argument("--seed", type=int, default=SEED, help=f"seed of the resamples of --confidence (default {SEED})")
+    p.add_argument("--confidence-n", type=positive, default=BOOTSTRAP, help=f"resamples of --confidence (default {BOOTSTRAP})")
+    p.add_argument("--confidence-seed", type=int, default=SEED, help=f"seed of the resamples of --confidence (default {SEED})")
     p.add_argument("--scale", type=float, choices=(1.0, 100.0), default=1.0,
                    help="1 (default) or 100: scores of metrics in [0, 1] (all but NIST) times 100, sacrebleu's scale")
     add_output_options(p, SCORE_FORMATS, "tsv")
