@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from metaeval.report.layout import AT_CHANCE
 from metaeval.report.results import fmt_number
 
 #: Too few segments or systems to carry a claim of agreement (said in the verdict).
@@ -67,9 +68,22 @@ def adjusted_p_text(row: Mapping[str, Any]) -> str:
     return f"<={text}" if text and not text.startswith("<") and isinstance(bound, (bool, np.bool_)) and bound else text
 
 
-def chance_warning(row: Mapping[str, Any], band: "tuple[float, float] | None") -> str:
-    """``""`` or a warning when the best configuration's interval of ``row`` lies at or below
-    the chance ``band`` (``(low, high)``; None: the row has no chance band, no warning)."""
+def _flag(value: Any) -> bool:
+    """A flag of the answer (missing, from an earlier file: off)."""
+    try:
+        return bool(value) and not math.isnan(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def chance_warning(row: Mapping[str, Any], band: "tuple[float, float] | None" = None) -> str:
+    """``""`` or a warning when an interval of ``row`` lies at or below its chance band: the
+    answer's own flags (``best_at_chance``, ``char_at_chance``, ``word_at_chance``), or the best
+    configuration's interval against ``band`` (``(low, high)``) when one is given."""
+    flagged = [name for name, key in (("the best configuration", "best_at_chance"), ("char", "char_at_chance"),
+                                      ("the best word level", "word_at_chance")) if _flag(row.get(key))]  # fmt: skip
+    if flagged and band is None:
+        return f"warning: the interval of {' and '.join(flagged)} is at or below chance ({AT_CHANCE})"
     if band is None:
         return ""
     high = row.get("best_ci_high", math.nan)
@@ -131,7 +145,9 @@ def _claim(row: Mapping[str, Any]) -> str:
 
 def _numbers(row: Mapping[str, Any], digits: int) -> str:
     """The compared metric's delta, interval and adjusted p, as the answer table shows them."""
-    text = f"{row['metric']} char {fmt_number(row['char_value'], digits)} vs {row['word_segmenter']} {fmt_number(row['word_value'], digits)}"
+    char = fmt_number(row["char_value"], digits) + (AT_CHANCE if _flag(row.get("char_at_chance")) else "")
+    word = fmt_number(row["word_value"], digits) + (AT_CHANCE if _flag(row.get("word_at_chance")) else "")
+    text = f"{row['metric']} char {char} vs {row['word_segmenter']} {word}"
     text += f", delta {signed(row['delta'], digits)}"
     if math.isfinite(row["delta_ci_low"]) and math.isfinite(row["delta_ci_high"]):
         text += f" [{signed(row['delta_ci_low'], digits)}, {signed(row['delta_ci_high'], digits)}]"
@@ -181,7 +197,7 @@ def verdict_lines(
             if others:
                 sentence += "; " + others
         warnings = [_size_warning(str(level), signature)]
-        warnings.append(chance_warning(lead, chance_band(lead) if chance_band else None))
+        warnings.append(chance_warning(lead, chance_band(lead) if chance_band else None))  # the answer's flags without a band
         sentence += "".join(f"; {w}" for w in warnings if w)
         lines.append(sentence + ".")
     return lines

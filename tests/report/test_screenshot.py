@@ -86,18 +86,3 @@ def test_the_page_fits_1280_pixels_and_has_a_table_of_contents(tmp_path):
     links = re.findall(r'<nav class="toc">.*?</nav>', page, re.S)[0]
     assert re.findall(r'<a href="#([^"]+)"', links) == sections and len(sections) == 3 + 1 + 1 + 1 + 1  # verdict, answer, 3 rankings, glossary, signature
 
-
-def test_the_chance_line_and_its_label_share_one_x_and_are_drawn_over_the_shaded_rows():
-    import re
-
-    from metaeval.report.html import chart
-    from metaeval.report.layout import Bar
-
-    bars = [Bar(f"bleu / s{i}", 0.52 + 0.01 * i, 0.49 + 0.01 * i, 0.56 + 0.01 * i) for i in range(6)]
-    svg = chart(bars, "consistency", statistic="consistency")  # chance 0.5, inside the axis
-    line = re.search(r'<line x1="([0-9.]+)"[^>]*stroke="#c0392b"', svg)
-    label = re.search(r'<text x="([0-9.]+)"[^>]*>chance 0.5</text>', svg)
-    assert line and label and float(line.group(1)) == float(label.group(1))
-    assert 'text-anchor="middle" fill="#c0392b"' in svg
-    shaded = [m.start() for m in re.finditer(r'fill="#f7f7f7"', svg)]
-    assert len(shaded) == 3 and max(shaded) < line.start()  # every shaded row under the line

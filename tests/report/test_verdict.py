@@ -150,3 +150,10 @@ def test_glossary_names_what_the_page_shows(results):
     for fmt in ("markdown", "html", "latex"):
         page = render(results, None, fmt)
         assert "Verdict" in page and "Glossary" in page and page.index("Verdict") < page.index("Glossary"), fmt
+
+
+def test_the_answers_chance_flags_are_said_in_the_verdict():
+    row = answer_row(char_at_chance=True, word_at_chance=True)
+    (line,) = verdict_lines(pd.DataFrame([row]))
+    assert "bleu char 0.500° vs jieba 0.400°" in line
+    assert line.endswith("warning: the interval of char and the best word level is at or below chance (°).")
