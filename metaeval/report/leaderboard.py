@@ -125,20 +125,20 @@ def render(
     lead = [s for s in (answer_section(answer, digits),) if s is not None]
     intro = [line for line in (context_line(sig, table),) if line]
     parts = sections(table, layout, digits, adjustment(sig), tie_free)
-    words = dict(verdict=verdict_lines(answer, sig, digits), glossary=glossary_lines(table, answer))
+    verdict, glossary = verdict_lines(answer, sig, digits), glossary_lines(table, answer)
     if format == "latex":
         pairs = flatten_signature(sig) if sig is not None else None
-        return render_latex(heading, pairs, parts, lead=lead, lead_notes=answer_legend(answer, sig), **words)
+        return render_latex(heading, pairs, parts, lead=lead, lead_notes=answer_legend(answer, sig), verdict=verdict, glossary=glossary)
     if format == "html":
         pairs = flatten_signature(sig) if sig is not None else None
         return render_html(heading, pairs, parts, digits, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig), tie_free=tie_free,
-                           **words)  # fmt: skip
+                           verdict=verdict, glossary=glossary)  # fmt: skip
     footer = []
     if sig is not None:
         footer = [f"signature: {signature_line(sig)}", *sacrebleu_lines(sig),
                   "(full signature: --format json, or signature.json in --out)"]  # fmt: skip
     renderer = render_text if format == "text" else render_markdown
-    return renderer(heading, None, parts, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig), footer=footer, **words)
+    return renderer(heading, None, parts, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig), footer=footer, verdict=verdict, glossary=glossary)
 
 
 def _default_title(table: pd.DataFrame, signature: Mapping[str, Any] | None) -> str:
