@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence, cast
 
@@ -69,6 +70,9 @@ SUBWORD_LADDER = (("unigram", (1.1, 1.5, 2.0, 3.0)), ("bpe", (1.1, 1.25, 1.5, 2.
 FAMILIES = ("bytes", "characters", "subwords", "words")
 #: Metrics (registry names) left out of the ``byte`` point of the default ladder.
 NOT_AT_BYTES = ("ter", "1-ter")
+#: The model hash and the number of pieces in a subword segmenter's signature.
+MODEL_HASH = re.compile(r"\|model:sha256=([0-9a-f]+)")
+PIECES = re.compile(r"\|pieces:(\d+)")
 #: Word order whose character equivalent is reported (Denoual & Lepage's N = 4).
 EQUIVALENCE_N = 4
 
@@ -91,6 +95,8 @@ class SweepResult:
 
     - ``granularities``: name, family, chars_per_token, tokens, characters, signature;
     - ``skipped``: name and reason of each segmenter that could not run here;
+    - ``collapsed``: subword sizes that learnt the same model (same model hash) as a smaller
+      one: one point, the first, with the note which sizes collapsed;
     - ``results``: the ResultTable of :func:`metaeval.stats.evaluate.evaluate`, with ``family`` and
       ``chars_per_token`` of the row's segmenter;
     - ``equivalence``: per granularity, M equivalent to N = 4 and ranking agreement;
@@ -110,6 +116,8 @@ class SweepResult:
     signature: dict[str, Any] = field(default_factory=dict)
     answer: pd.DataFrame = field(default_factory=pd.DataFrame)
     slopes: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: granularities that learnt the same model as an earlier one (name, same_as, pieces): one point
+    collapsed: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["name", "same_as", "pieces"]))
 
 
 def default_segmenters(target_lang: str) -> tuple[str, ...]:
@@ -253,11 +261,19 @@ def sweep(
     char_orders = order_scores(corpus, "char", orders.max_char_order) if equivalence else None
 
     byte_metrics, not_at_bytes = byte_points_metrics(metrics) if not segmenters else (list(metrics), [])
-    rows, configs, bounds, equiv = [], [], {}, []
+    rows, configs, bounds, equiv, collapsed = [], [], {}, [], []
+    models: dict[str, str] = {}  # model hash -> the first granularity that learnt it
     for i, seg in enumerate(segs):
+        label = segmenter_label(seg)
+        model = MODEL_HASH.search(seg.signature())
+        if model is not None and model.group(1) in models:  # the same pieces as a smaller size: one point
+            pieces = PIECES.search(seg.signature())
+            collapsed.append({"name": label, "same_as": models[model.group(1)], "pieces": int(pieces.group(1)) if pieces else None})
+            continue
+        if model is not None:
+            models[model.group(1)] = label
         cache = SegmentationCache(cache_dir)  # one per granularity: memory is freed as we go
         tokens = cache.segment(seg, texts)
-        label = segmenter_label(seg)
         family = family_of(label)
         n_tokens = sum(len(t) for t in tokens)
         spelt = as_characters(family, tokens)
@@ -311,6 +327,8 @@ def sweep(
         ]
     if changed:  # every other option that changes a number, where it is not the default
         signature["options"] = changed
+    if collapsed:
+        signature["collapsed"] = {c["name"]: c["same_as"] for c in collapsed}
     return SweepResult(
         dataset=corpus.name,
         granularities=granularities,
@@ -321,6 +339,7 @@ def sweep(
         signature=signature,
         answer=summary,
         slopes=slopes,
+        collapsed=pd.DataFrame(collapsed, columns=["name", "same_as", "pieces"]),
     )
 
 

@@ -20,26 +20,11 @@ import pandas as pd
 from metaeval.report.layout import AT_CHANCE, AT_CHANCE_NOTE, Section
 from metaeval.stats.adjust import ADJUSTMENTS, CONTROLS
 from metaeval.report.results import fmt_number, plain
+from metaeval.report.verdict import adjusted_p_text, p_text as _p_text, signed as _signed
 
 ANSWER_TITLE = "Answer: character level (char) against the best word level"
 #: Groupings that need no mention next to the statistic (the default ones).
 _PLAIN_GROUPINGS = ("", "-", "none", "segment", "segment+judge")
-
-
-def _signed(value: float, digits: int) -> str:
-    if value is None or not math.isfinite(value):
-        return ""
-    text = fmt_number(value, digits)
-    return text if text.startswith("-") or float(text) == 0.0 else "+" + text
-
-
-def _p_text(p: float, n_samples: float) -> str:
-    if p is None or not math.isfinite(p):
-        return ""
-    floor = 1.0 / n_samples if n_samples and math.isfinite(n_samples) and n_samples > 0 else 0.001
-    if p < floor or p == 0.0:
-        return f"<{floor:.3g}"
-    return f"{p:.3f}"
 
 
 def _flag(value: Any) -> bool:
@@ -74,7 +59,7 @@ def answer_section(answer: pd.DataFrame, digits: int = 3) -> Section | None:
                 ci = f"[{_signed(r.delta_ci_low, digits)}, {_signed(r.delta_ci_high, digits)}]"
             tally = f"{int(r.char_ahead)} of {int(r.metrics)}"
             significant = f"{int(r.char_significant)}:{int(r.word_significant)}" if math.isfinite(r.p_value) else ""
-            adjusted = _p_text(r.p_adjusted, r.n_samples) if "p_adjusted" in answer.columns else ""
+            adjusted = adjusted_p_text(r._asdict()) if "p_adjusted" in answer.columns else ""
             cells = (versus, _signed(r.delta, digits), ci, _p_text(r.p_value, r.n_samples), adjusted, tally, significant)
         else:
             cells = (r.note, "", "", "", "", "", "")
@@ -145,6 +130,36 @@ def context_line(signature: Mapping[str, Any] | None, results: pd.DataFrame) -> 
     return text
 
 
+def sacrebleu_bleu_signature(metric: str, segmenter: str, segmenter_signature: str, nrefs: int) -> str:
+    """A BLEU signature as sacrebleu prints it, ``nrefs:1|case:mixed|eff:no|tok:char|smooth:mteval|
+    version:metaeval-0.1.0`` (``|n:N`` added when N is not 4), from metaeval's own (``bleu|n:4|
+    smooth:mteval|version:0.1.0``, which stays the key of stored results); ``tok`` is the segmenter,
+    ``case:lc`` when it lowercases (``norm:`` with ``lower``). For display only."""
+    fields = dict(part.split(":", 1) for part in metric.split("|")[1:] if ":" in part)
+    normalisation = dict(part.split(":", 1) for part in segmenter_signature.split("|")[1:] if ":" in part).get("norm", "")
+    case = "lc" if "lower" in normalisation else "mixed"
+    smooth = fields.get("smooth", "") + (f",k:{fields['k']}" if "k" in fields else "")
+    text = (f"nrefs:{nrefs}|case:{case}|eff:{fields.get('eff', 'no')}|tok:{segmenter}|smooth:{smooth}"
+            f"|version:metaeval-{fields.get('version', '')}")  # fmt: skip
+    return text + (f"|n:{fields['n']}" if fields.get("n", "4") != "4" else "")
+
+
+def sacrebleu_lines(signature: Mapping[str, Any] | None) -> list[str]:
+    """One line per BLEU spec of a run's signature: its sacrebleu-style signature per segmenter."""
+    sig = signature or {}
+    metrics, segmenters = sig.get("metrics"), sig.get("segmenters")
+    if not isinstance(metrics, Mapping) or not isinstance(segmenters, Mapping):
+        return []
+    refs = sig.get("references")
+    nrefs = len(refs) if isinstance(refs, (list, tuple)) and refs else 1
+    lines = []
+    for spec, metric in sorted(metrics.items()):
+        if isinstance(metric, str) and metric.startswith("bleu|"):
+            shown = ", ".join(sacrebleu_bleu_signature(metric, str(name), str(segmenters[name]), nrefs) for name in sorted(segmenters))
+            lines.append(f"{spec} (sacrebleu style): {shown}")
+    return lines
+
+
 def signature_line(signature: Mapping[str, Any] | None) -> str:
     """The signature in one line, sacrebleu style (``key:value|...``): plain values as they
     are, lists joined by commas, nested tables by their keys, package versions by
@@ -168,4 +183,4 @@ def signature_line(signature: Mapping[str, Any] | None) -> str:
     return "|".join(parts)
 
 
-__all__ = ["ANSWER_TITLE", "adjustment", "answer_legend", "answer_section", "context_line", "signature_line"]
+__all__ = ["ANSWER_TITLE", "adjustment", "sacrebleu_bleu_signature", "sacrebleu_lines", "answer_legend", "answer_section", "context_line", "signature_line"]
