@@ -51,8 +51,8 @@ from metaeval.stats.significance import paired_bootstrap_test
 #: The character-level segmenter of the studies.
 CHARACTER_LEVEL = "char"
 #: Segmenters that are neither character level nor word level: ``cjk-char`` keeps Latin words
-#: whole among CJK characters; ``spm`` splits into learnt subwords.
-NOT_WORD_LEVEL = ("char", "cjk-char", "spm")
+#: whole among CJK characters; ``spm`` splits into learnt subwords; ``byte`` is below characters.
+NOT_WORD_LEVEL = ("byte", "char", "cjk-char", "spm")
 RANKING_KEYS = ("dataset", "judgment_kind", "level", "statistic", "grouping", "tie_policy")
 ANSWER_COLUMNS = RANKING_KEYS + (
     "best_metric", "best_segmenter", "best_value", "best_ci_low", "best_ci_high",
