@@ -21,6 +21,8 @@ PAIR_GROUPS = "auto"
 AVERAGE = "macro"
 #: Grouped statistics: groups where the statistic is undefined are left out of the mean.
 UNDEFINED = "skip"
+#: What the bootstrap of system-level statistics resamples: segments (the systems stay fixed).
+RESAMPLE = "segments"
 #: Tie calibration re-fits epsilon on every bootstrap resample (grouping ``item``).
 REFIT_EPSILON = True
 #: Permutations of soft pairwise accuracy (WMT24) and its seed of its own.
@@ -30,6 +32,6 @@ PERMUTATION_SEED = 12345
 ALPHA = 0.05
 
 __all__ = [
-    "ALPHA", "AVERAGE", "BOOTSTRAP", "CI", "PAIR_GROUPS", "PERMUTATIONS", "PERMUTATION_SEED", "REFIT_EPSILON", "SEED",
+    "ALPHA", "AVERAGE", "BOOTSTRAP", "CI", "PAIR_GROUPS", "PERMUTATIONS", "PERMUTATION_SEED", "REFIT_EPSILON", "RESAMPLE", "SEED",
     "TIE_POLICY", "UNDEFINED",
 ]  # fmt: skip

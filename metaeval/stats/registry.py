@@ -94,12 +94,14 @@ def segment_statistic(function: Callable[..., Correlation], **fixed: Any) -> Com
 
 def system_statistic(function: Callable[..., Correlation], **fixed: Any) -> Compute:
     """A system-level statistic ``function(metric, human, *, metric_direction, human_direction,
-    metric_samples, human_samples, ci)`` of two ``[n_sys]`` score vectors, as the registry calls it."""
+    metric_samples, human_samples, ci, draws)`` of two ``[n_sys]`` score vectors, as the registry
+    calls it (``draws``: the systems each resample draws, :mod:`metaeval.stats.resampling`)."""
 
     def compute(case: Case) -> Correlation:
         return function(
             case.sys_scores, case.human.sys, metric_direction=case.metric_direction, human_direction=case.human.direction,
-            metric_samples=case.metric_samples, human_samples=case.human_samples, ci=case.settings.ci, **fixed,
+            metric_samples=case.metric_samples, human_samples=case.human_samples, ci=case.settings.ci,
+            draws=case.system_draws, **fixed,
         )  # fmt: skip
 
     return compute
@@ -125,8 +127,9 @@ def _soft_pairwise_accuracy(case: Case) -> Correlation:
     assert case.seg_scores is not None and human.seg is not None
     return soft_pairwise_accuracy(
         case.seg_scores, human.seg, metric_direction=case.metric_direction, human_direction=human.direction,
-        signs=permutation_signs(human, s.permutations, s.permutation_seed), weights=case.weights, ci=s.ci,
-        cache=human.cache.setdefault(("spa", case.seg_scores.shape), {}),
+        signs=permutation_signs(human, s.permutations, s.permutation_seed),
+        weights=None if s.resample == "systems" else case.weights, ci=s.ci,
+        cache=human.cache.setdefault(("spa", case.seg_scores.shape), {}), draws=case.system_draws,
     )  # fmt: skip
 
 
@@ -142,6 +145,12 @@ def _epsilon_signature(settings: Settings) -> dict[str, str]:
 
 def _spa_note(settings: Settings) -> str:
     return f"one-sided permutation p-values from segment scores, {settings.permutations} permutations (seed {settings.permutation_seed})"
+
+
+def _spa_resampling(settings: Settings, grouping: str) -> str:
+    if settings.resample == "systems":
+        return "; each system pair's permutation p-values of the full sample"
+    return "; resampled p-values by the normal approximation of the permutation test, re-centred on the permutation value"
 
 
 def _spa_signature(settings: Settings) -> dict[str, str]:
@@ -214,9 +223,7 @@ REGISTRY: dict[str, StatisticSpec] = {
             "system pair, from segment scores",
             "Thompson et al. 2024 (WMT24); mt-metrics-eval PairwiseConfidenceError", chance=chance.soft_pairwise_accuracy,
             options=("permutations", "permutation_seed"), sys_from_segments=True, note=_spa_note,
-            resampling_note=lambda settings, grouping: (
-                "; resampled p-values by the normal approximation of the permutation test, re-centred on the permutation value"
-            ), signature=_spa_signature,
+            resampling_note=_spa_resampling, signature=_spa_signature,
         ),
         StatisticSpec(
             "pdp", {"seg": segment_statistic(pairwise_difference_pearson), "sys": system_statistic(system_correlation, method="pearson")},
@@ -263,12 +270,18 @@ def check_statistic(spec: str) -> None:
         )
 
 
+#: Settings that change every statistic of one level (and no other).
+LEVEL_OPTIONS = {"resample": "sys"}
+
+
 def statistics_taking(option: str) -> list[str]:
     """The statistics whose value the setting ``option`` changes."""
+    if option in LEVEL_OPTIONS:
+        return [name for name, entry in REGISTRY.items() if LEVEL_OPTIONS[option] in entry.levels]
     return [name for name, entry in REGISTRY.items() if option in entry.options]
 
 
 __all__ = [
-    "DEFAULT_STATISTICS", "LEVELS", "REGISTRY", "STATISTICS", "Compute", "StatisticSpec", "check_statistic", "known_statistics",
+    "DEFAULT_STATISTICS", "LEVELS", "LEVEL_OPTIONS", "REGISTRY", "STATISTICS", "Compute", "StatisticSpec", "check_statistic", "known_statistics",
     "statistics_taking", "pairwise_statistic", "parse_statistic", "segment_statistic", "system_statistic",
 ]  # fmt: skip
