@@ -48,7 +48,9 @@ class StatisticSpec:
     :class:`~metaeval.stats.settings.Settings` fields that change its value, handed to it in
     ``Case.options``; ``pairwise``: its rows carry the tie policy and the pair counts;
     ``sys_from_segments``: its system-level value is computed from segment scores;
-    ``williams``: Williams' test compares two of its values; ``note``, ``resampling_note``,
+    ``williams``: Williams' test compares two of its values; ``pairs_variant``: the Kendall
+    variant (``acc23``, ``23``, ``b``) by which the pairs permutation test compares two of its
+    values (:mod:`metaeval.stats.pairperm`; empty: it does not); ``note``, ``resampling_note``,
     ``signature``: what it adds to a row's note, to the note on its resamples, and to the
     statistics signature of a run.
     """
@@ -65,6 +67,7 @@ class StatisticSpec:
     pairwise: bool = False
     sys_from_segments: bool = False
     williams: bool = False
+    pairs_variant: str = ""
     note: Callable[[Settings], str] | None = None
     resampling_note: Callable[[Settings, str], str] | None = None
     signature: Callable[[Settings], dict[str, str]] | None = None
@@ -169,6 +172,7 @@ def _correlation(name: str, description: str, citation: str) -> StatisticSpec:
     return StatisticSpec(
         name, {"seg": segment_statistic(segment_correlation, method=name), "sys": system_statistic(system_correlation, method=name)},
         description, citation, GROUPINGS, "none", options=_AVERAGED, williams=name == "pearson",
+        pairs_variant="b" if name == "kendall" else "",
     )  # fmt: skip
 
 
@@ -194,28 +198,30 @@ REGISTRY: dict[str, StatisticSpec] = {
         _correlation("pearson", "Pearson's r", "scipy.stats.pearsonr; mt-metrics-eval Pearson"),
         _correlation("spearman", "Spearman's rho (mid-ranks)", "scipy.stats.spearmanr; mt-metrics-eval Spearman"),
         _correlation("kendall", "Kendall's tau-b", "scipy.stats.kendalltau; mt-metrics-eval Kendall"),
-        _tie_aware("kendall_b", "tau-b from pair tallies", "mt-metrics-eval KendallVariants(variant='b')"),
+        _tie_aware("kendall_b", "tau-b from pair tallies", "mt-metrics-eval KendallVariants(variant='b')", pairs_variant="b"),
         _tie_aware("kendall_c", "Kendall's tau-c", "mt-metrics-eval KendallVariants(variant='c')",
                    compute={"sys": system_statistic(system_kendall_c)}),
         _tie_aware("kendall_23", "tau with ties counted, a pair tied by both correct", f"{_DTU}; mt-metrics-eval KendallVariants(variant='23')",
-                   chance=chance.tau_with_ties),
+                   chance=chance.tau_with_ties, pairs_variant="23"),
         _tie_aware("kendall_acc23", "pairwise accuracy with ties counted, a pair tied by both correct",
-                   f"{_DTU}; mt-metrics-eval KendallVariants(variant='acc23')", chance=chance.accuracy_with_ties),
+                   f"{_DTU}; mt-metrics-eval KendallVariants(variant='acc23')", chance=chance.accuracy_with_ties,
+                   pairs_variant="acc23"),
         _tie_aware(
             "acc_eq", "acc23 with tie calibration: metric differences up to epsilon count as ties, epsilon chosen to "
             "maximise the statistic (reported in epsilon)", f"{_DTU}; mt-metrics-eval KendallWithTiesOpt (WMT23)",
             default_grouping="item", chance=chance.accuracy_with_ties, options=(*_AVERAGED, "refit_epsilon"),
-            resampling_note=_epsilon_resampling, signature=_epsilon_signature,
+            resampling_note=_epsilon_resampling, signature=_epsilon_signature, pairs_variant="acc23",
         ),
         _tie_aware(
             "tau_eq", "tau23 with tie calibration", f"{_DTU}; mt-metrics-eval KendallWithTiesOpt", default_grouping="item",
             chance=chance.tau_with_ties, options=(*_AVERAGED, "refit_epsilon"), resampling_note=_epsilon_resampling,
-            signature=_epsilon_signature,
+            signature=_epsilon_signature, pairs_variant="23",
         ),
         StatisticSpec(
             "pairwise_accuracy", {"sys": system_statistic(pairwise_accuracy)},
             "share of system pairs the metric orders as the humans, a pair tied on both sides agreeing",
             "Kocmi et al. 2021, To Ship or Not to Ship; mt-metrics-eval Agreement", chance=chance.system_pairwise_accuracy,
+            pairs_variant="acc23",
         ),
         StatisticSpec(
             "soft_pairwise_accuracy", {"sys": _soft_pairwise_accuracy},
