@@ -14,7 +14,16 @@ tie policy):
   the paired bootstrap differences, and the two-sided paired bootstrap p-value (Koehn 2004;
   :func:`metaeval.stats.significance.paired_bootstrap_test`, the test behind significance clusters);
 - **tally** over every segmentation-dependent metric: for how many char is ahead of the best
-  word level, and how many differences are significant (p <= alpha) each way.
+  word level, and how many differences are significant (p <= alpha) each way;
+- **how much data** the compared difference needs (:mod:`metaeval.stats.power`): ``delta_se``,
+  the standard deviation of the paired bootstrap differences; ``mde``, the smallest difference
+  this test set detects at level ``mde_alpha`` (two-sided, unadjusted: 0.05) with 80% power;
+  ``n_needed``, the units (``n_unit``: segments, documents, or systems when the bootstrap
+  resamples systems) at which the observed delta would be detected with 80% power. At system
+  level with segments resampled only, the number of systems is n/a (the note says why).
+
+With ``--by`` (:mod:`metaeval.subsets`) the results carry a ``subset`` column and every ranking
+is answered once per subset.
 
 Character level is the segmenter ``char`` (every non-whitespace character). Word level is any
 other segmenter except the mixed and subword ones of :data:`NOT_WORD_LEVEL`. The function is
@@ -25,14 +34,17 @@ rows of a run are paired (one set of segment resamples per run).
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from metaeval.stats.defaults import ALPHA
+from metaeval.stats.power import detectable_difference, standard_error, units_needed
 from metaeval.stats.resampling import percentile_ci
 from metaeval.stats.result import Correlation
 from metaeval.stats.significance import paired_bootstrap_test
+from metaeval.subsets import SUBSET
 
 #: The character-level segmenter of the studies.
 CHARACTER_LEVEL = "char"
@@ -44,7 +56,20 @@ ANSWER_COLUMNS = RANKING_KEYS + (
     "best_metric", "best_segmenter", "best_value", "best_ci_low", "best_ci_high",
     "metric", "char_value", "word_segmenter", "word_value", "delta", "delta_ci_low", "delta_ci_high",
     "p_value", "n_samples", "metrics", "char_ahead", "char_significant", "word_significant", "left_out", "note",
-)  # fmt: skip
+) + ("delta_se", "mde", "mde_alpha", "n_needed", "n_unit")  # fmt: skip
+#: The units each level's bootstrap resamples, as ``n_unit`` names them.
+UNITS = {"seg": "segments", "doc": "documents", "sys": "systems"}
+#: Why a system-level answer has no number of systems.
+SYSTEMS_NOT_RESAMPLED = "systems needed: n/a, the bootstrap resamples segments only (--resample systems or both)"
+
+
+def ranking_keys(table: pd.DataFrame) -> list[str]:
+    """The columns that make a ranking of ``table``: :data:`RANKING_KEYS`, and the subset of a
+    run with ``--by`` right after the dataset."""
+    keys = list(RANKING_KEYS)
+    if SUBSET in table.columns:
+        keys.insert(1, SUBSET)
+    return keys
 
 
 def is_word_level(segmenter: str) -> bool:
@@ -88,7 +113,7 @@ def _constant_metrics(table: pd.DataFrame) -> list[str]:
     those that see characters only (:func:`characters_only`)."""
     out = set()
     for metric, rows in table[table["value"].notna()].groupby("metric", sort=True):
-        spread = rows.groupby(list(RANKING_KEYS), dropna=False)["value"].agg(["nunique", "size"])
+        spread = rows.groupby(ranking_keys(table), dropna=False)["value"].agg(["nunique", "size"])
         if (spread["size"] > 1).any() and (spread["nunique"] == 1).all():
             out.add(str(metric))
     return sorted(out | characters_only(str(m) for m in table["metric"].unique()))
@@ -97,8 +122,11 @@ def _constant_metrics(table: pd.DataFrame) -> list[str]:
 def answer(
     results: pd.DataFrame,
     samples: "np.ndarray | None" = None,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     left_out: Sequence[str] | None = None,
+    *,
+    sizes: Mapping[tuple[str, str], int] | None = None,
+    resample: str = "segments",
 ) -> pd.DataFrame:
     """One row per ranking of ``results`` that has a defined value (see the module docstring).
 
@@ -107,21 +135,41 @@ def answer(
     columns are NaN. ``left_out``: metrics that do not depend on segmentation (default: those
     with one value across segmenters in every ranking; :func:`granularity_free` finds them
     from the scores). Rankings whose every value is undefined are left out: reports show them
-    as one line each with the reason.
+    as one line each with the reason. ``sizes``: the units each level's bootstrap resampled,
+    by ``(subset, level)`` (subset ``""`` without ``--by``; ``seg``: segments, ``doc``:
+    documents), for ``n_needed``; at system level the systems of each row count, when
+    ``resample`` (the run's setting) resamples them. ``alpha`` is also the level of ``mde``.
     """
     rows = []
     table = results.reset_index(drop=True)
     constant = list(left_out) if left_out is not None else _constant_metrics(table)
-    for key, group in table.groupby(list(RANKING_KEYS), sort=True, dropna=False):
+    keys = ranking_keys(table)
+    for key, group in table.groupby(keys, sort=True, dropna=False):
         defined = group[group["value"].notna()]
         if defined.empty:
             continue
-        rows.append(_ranking_answer(dict(zip(RANKING_KEYS, key)), defined, samples, alpha, constant))
-    return pd.DataFrame(rows, columns=list(ANSWER_COLUMNS))
+        named = dict(zip(keys, key))
+        size = _size(named, defined, sizes or {}, resample)
+        rows.append(_ranking_answer(named, defined, samples, alpha, constant, size))
+    columns = [c for c in ANSWER_COLUMNS[: len(RANKING_KEYS)]]
+    if SUBSET in keys:
+        columns.insert(1, SUBSET)
+    return pd.DataFrame(rows, columns=columns + list(ANSWER_COLUMNS[len(RANKING_KEYS):]))
+
+
+def _size(key: Mapping[str, Any], rows: pd.DataFrame, sizes: Mapping[tuple[str, str], int], resample: str) -> int | str:
+    """The units the ranking's bootstrap resampled, or why there is no such number."""
+    level = str(key["level"])
+    if level == "sys":
+        if resample == "segments":
+            return SYSTEMS_NOT_RESAMPLED
+        return int(rows["n"].max()) if rows["n"].notna().any() else "systems needed: n/a, no number of systems"
+    return sizes.get((str(key.get(SUBSET, "")), level), "")
 
 
 def _ranking_answer(
-    key: dict[str, Any], group: pd.DataFrame, samples: "np.ndarray | None", alpha: float, constant: Sequence[str]
+    key: dict[str, Any], group: pd.DataFrame, samples: "np.ndarray | None", alpha: float, constant: Sequence[str],
+    size: int | str = "",
 ) -> dict:
     ordered = group.sort_values(["value", "metric", "segmenter"], ascending=[False, True, True], kind="mergesort")
     best = ordered.iloc[0]
@@ -130,14 +178,14 @@ def _ranking_answer(
     row.update(
         best_metric=best["metric"], best_segmenter=best["segmenter"], best_value=float(best["value"]),
         best_ci_low=float(best["ci_low"]), best_ci_high=float(best["ci_high"]),
-        metric="", word_segmenter="", note="", left_out="",
+        metric="", word_segmenter="", note="", left_out="", n_unit="",
     )  # fmt: skip
     row["left_out"] = ", ".join(m for m in constant if m in set(group["metric"]))
     tests = {}
     for metric, rows in group.groupby("metric", sort=True):
         if metric in constant:
             continue
-        test = _char_vs_word(rows, samples)
+        test = _char_vs_word(rows, samples, alpha, size)
         if test is not None:
             tests[metric] = test
     if not tests:
@@ -147,6 +195,9 @@ def _ranking_answer(
         return row
     compared = next(m for m in ordered["metric"] if m in tests)
     row.update(tests[compared], metric=compared)
+    row["n_unit"] = UNITS.get(str(key["level"]), "")
+    if isinstance(size, str) and size and math.isfinite(row["delta_se"]):
+        row["note"] = size
     row["metrics"] = len(tests)
     row["char_ahead"] = sum(t["delta"] > 0 for t in tests.values())
     row["char_significant"] = sum(t["delta"] > 0 and t["p_value"] <= alpha for t in tests.values())
@@ -154,8 +205,9 @@ def _ranking_answer(
     return row
 
 
-def _char_vs_word(rows: pd.DataFrame, samples: "np.ndarray | None") -> dict | None:
-    """``char`` against the best word-level segmenter of one metric, or None if either is absent."""
+def _char_vs_word(rows: pd.DataFrame, samples: "np.ndarray | None", alpha: float = ALPHA, size: int | str = "") -> dict | None:
+    """``char`` against the best word-level segmenter of one metric, or None if either is absent;
+    ``size``: the units resampled (for ``n_needed``), or why there is no such number."""
     char = rows[rows["segmenter"] == CHARACTER_LEVEL]
     words = rows[rows["segmenter"].map(is_word_level)]
     if char.empty or words.empty:
@@ -166,13 +218,20 @@ def _char_vs_word(rows: pd.DataFrame, samples: "np.ndarray | None") -> dict | No
     out = {
         "char_value": float(c["value"]), "word_segmenter": w["segmenter"], "word_value": float(w["value"]),
         "delta": delta, "delta_ci_low": math.nan, "delta_ci_high": math.nan, "p_value": math.nan, "n_samples": 0,
+        "delta_se": math.nan, "mde": math.nan, "mde_alpha": alpha, "n_needed": math.nan,
     }  # fmt: skip
     if samples is not None and samples.shape[1] > 0:
         a, b = samples[c.name], samples[w.name]
         test = paired_bootstrap_test(Correlation(float(c["value"]), samples=a), Correlation(float(w["value"]), samples=b))
         low, high = percentile_ci(a - b)
         out.update(delta_ci_low=low, delta_ci_high=high, p_value=test.p_value, n_samples=test.n_samples)
+        se = standard_error(a - b)
+        n = size if isinstance(size, int) else 0
+        out.update(delta_se=se, mde=detectable_difference(se, alpha), n_needed=units_needed(delta, se, n, alpha))
     return out
 
 
-__all__ = ["ANSWER_COLUMNS", "CHARACTER_LEVEL", "NOT_WORD_LEVEL", "answer", "characters_only", "granularity_free", "is_word_level"]
+__all__ = [
+    "ANSWER_COLUMNS", "CHARACTER_LEVEL", "NOT_WORD_LEVEL", "UNITS", "answer", "characters_only", "granularity_free",
+    "is_word_level", "ranking_keys",
+]  # fmt: skip

@@ -134,6 +134,31 @@ def read_judgments(
     return found
 
 
+def read_subsets(path: "str | Path", column: str, seg_ids: Sequence[str]) -> Any:
+    """The segments of each value of ``column`` of a file of segments (``docs.tsv``: ``seg_id``
+    or ``line_idx`` and any other columns): a :class:`metaeval.subsets.Subsets` for ``by`` (CLI
+    ``--by COLUMN``, ``--docs FILE``). A column the file lacks is a usage error naming the file
+    and its columns."""
+    from metaeval.corpora.folder import read_segment_column
+    from metaeval.subsets import Subsets
+
+    check_input_file(Path(path))
+    return Subsets.of(column, read_segment_column(path, column, seg_ids), seg_ids, str(path))
+
+
+def _corpus_subsets(corpus: Any, corpus_obj: Corpus, by: str | None, docs: "str | Path | None") -> Any:
+    """The subsets of ``by`` from ``docs``, else from the corpus folder's ``docs.tsv`` (None without ``by``)."""
+    if by is None:
+        return None
+    path = Path(docs) if docs is not None else Path(corpus) / "docs.tsv" if isinstance(corpus, (str, Path)) else None
+    if path is None or (docs is None and not path.is_file()):
+        raise UsageError(
+            f"--by {by}: {corpus_obj.name or 'the corpus'} has no docs.tsv to take the column from; "
+            "give the file of segments with --docs FILE (docs= in Python)"
+        )
+    return read_subsets(path, by, corpus_obj.seg_ids)
+
+
 def _as_corpus(corpus: "Corpus | str | Path", **options: Any) -> tuple[Corpus, Judgments | None]:
     if isinstance(corpus, Corpus):
         return corpus, None
@@ -307,6 +332,9 @@ def correlate(
     seed: int | None = None,
     n_bootstrap: int | None = None,
     settings: Settings | None = None,
+    by: str | None = None,
+    docs: "str | Path | None" = None,
+    subsets: Any = None,
     **options: Any,
 ) -> pd.DataFrame:
     """Meta-evaluate scores against human judgments: ``metaeval correlate`` in Python.
@@ -326,6 +354,10 @@ def correlate(
         n_bootstrap: former name of ``bootstrap`` (deprecated).
         settings: a :class:`~metaeval.stats.settings.Settings`; the options above and any of
             its fields given in ``options`` replace its values (default: every default).
+        by: a column of ``docs`` (``--by``): every statistic also per value of the column, the
+            rows labelled in the column ``subset`` (``all`` for every segment; :mod:`metaeval.subsets`).
+        docs: the file of segments that holds the column ``by`` (``--docs``).
+        subsets: in place of ``by`` and ``docs``, the subsets :func:`read_subsets` read.
         options: further settings (``statistics``, ``groupings``, ``levels``, ``average``,
             ``undefined``, ``refit_epsilon``, ``permutations``, ``permutation_seed``, ``ci``,
             ``pair_groups``) and options of :func:`metaeval.stats.evaluate.evaluate`
@@ -348,7 +380,21 @@ def correlate(
         configs = configs_from_table(scores)
     else:
         configs = list(scores)
-    return evaluate(configs, human, kinds, chosen, **rest)
+    if subsets is None and by is not None:
+        if docs is None:
+            raise UsageError(f"correlate: --by {by} needs the file of segments that holds the column: --docs FILE (docs= in Python)")
+        subsets = read_subsets(docs, by, list(configs[0].seg_ids) if configs else [])
+    if subsets is None:
+        return evaluate(configs, human, kinds, chosen, **rest)
+    from metaeval.stats.human import resolve_kinds
+    from metaeval.subsets import with_subsets
+
+    def evaluate_one(chosen_configs, judged, present):  # noqa: ANN001, ANN202
+        return evaluate(chosen_configs, judged, present, chosen, **{**rest, "return_samples": True})
+
+    kind_list = resolve_kinds(human, kinds)
+    table, samples = with_subsets(subsets, configs, human, kind_list, evaluate_one, *evaluate_one(configs, human, kind_list))
+    return (table, samples) if rest.get("return_samples") else table
 
 
 def read_scores(path: "str | Path") -> pd.DataFrame:
@@ -380,6 +426,7 @@ class Study:
         judgments: the human judgments used.
         chance: the chance level of each ranking (judgment kind, level, statistic, grouping;
             :func:`metaeval.stats.evaluate.chance_levels`), which charts mark.
+        subsets: with ``by``, the segments of each value of the column (:class:`metaeval.subsets.Subsets`).
     """
 
     results: pd.DataFrame
@@ -388,6 +435,7 @@ class Study:
     score_result: ScoreResult = field(repr=False)
     judgments: Judgments | None = field(default=None, repr=False)
     chance: pd.DataFrame | None = field(default=None, repr=False)
+    subsets: Any = field(default=None, repr=False)
     _scores: pd.DataFrame | None = field(default=None, init=False, repr=False)
 
     @property
@@ -437,6 +485,8 @@ def run(
     segmentation_cache: Any = None,
     keep_models: bool = False,
     settings: Settings | None = None,
+    by: str | None = None,
+    docs: "str | Path | None" = None,
     **statistics_options: Any,
 ) -> Study:
     """The whole study: read, segment, score, correlate, answer: ``metaeval run`` in Python.
@@ -476,6 +526,11 @@ def run(
         n_bootstrap: former name of ``bootstrap`` (deprecated).
         doc_level: also the segment-level statistics over documents (``--doc-level``): the
             corpus's ``docs.tsv`` gives the documents (:mod:`metaeval.doclevel`).
+        by: a column of the corpus's ``docs.tsv`` (or of ``docs``), e.g. ``domain`` (``--by``):
+            every statistic and the answer also per value of the column, on its segments alone,
+            the rows labelled in the column ``subset`` (``all`` for every segment;
+            :mod:`metaeval.subsets`). Checked before any segmentation.
+        docs: the file of segments ``by`` reads (``--docs``; default: the corpus's ``docs.tsv``).
         settings: a :class:`~metaeval.stats.settings.Settings` (the command line builds one); the
             options above and those in ``statistics_options`` replace its values.
         statistics_options: further settings (``statistics``, ``groupings``, ``levels``,
@@ -490,6 +545,7 @@ def run(
     from metaeval.answer import answer, granularity_free
     from metaeval.stats.evaluate import chance_levels
     from metaeval.stats.human import resolve_kinds
+    from metaeval.subsets import unit_sizes, with_subsets
 
     chosen, rest = settings_of(settings, tie_policy=tie_policy, threshold=threshold, bootstrap=bootstrap, seed=seed,
                                n_bootstrap=n_bootstrap, **statistics_options)
@@ -510,6 +566,7 @@ def run(
     kinds = resolve_kinds(human, kinds)  # a wrong kind fails here, before any segmentation
     if doc_level and not any(corpus_obj.doc_ids):
         raise DataError(f"{corpus_obj.name or 'corpus'}: --doc-level needs documents, and the corpus has no docs.tsv")
+    subsets = _corpus_subsets(corpus, corpus_obj, by, docs)  # a wrong column fails here, before any segmentation
     segs = list(segmenters) if segmenters else list(default_segmenters(corpus_obj.target_lang))
     mets = list(metrics) if metrics else list(DEFAULT_METRICS)
     scored = score_corpus(corpus_obj, segs, mets, executor=executor, jobs=jobs, progress=progress,
@@ -517,9 +574,17 @@ def run(
                           keep_models=keep_models)
     n = chosen.n_bootstrap
     options: dict[str, Any] = dict(clusters=n > 0, dataset=corpus_obj.name, progress=progress, executor=executor, return_samples=True)
-    results, samples = correlate(scored, human, kinds, settings=chosen, store=cache_dir, **options)
-    if doc_level:
-        results, samples = _with_documents(results, samples, corpus_obj, scored, human, kinds, chosen, options)
+    doc_of = dict(zip(corpus_obj.seg_ids, corpus_obj.doc_ids)) if doc_level else None
+
+    def evaluate_one(configs, judged, present):  # noqa: ANN001, ANN202
+        found, found_samples = correlate(configs, judged, present, settings=chosen, store=cache_dir, **options)
+        if doc_of is not None:
+            found, found_samples = _with_documents(found, found_samples, doc_of, configs, judged, present, chosen, options)
+        return found, found_samples
+
+    results, samples = evaluate_one(scored.configs, human, kinds)
+    if subsets is not None:
+        results, samples = with_subsets(subsets, scored.configs, human, kinds, evaluate_one, results, samples)
     signature = {
         "dataset": corpus_obj.name,
         "target_lang": corpus_obj.target_lang,
@@ -536,9 +601,13 @@ def run(
         "statistics": chosen.signature(),
         "versions": package_versions(),
     }
-    summary = answer(results, samples, left_out=granularity_free(scored.configs))
+    if subsets is not None:
+        signature["by"] = subsets.signature()
+    summary = answer(results, samples, left_out=granularity_free(scored.configs), sizes=unit_sizes(subsets, corpus_obj.seg_ids, doc_of),
+                     resample=chosen.resample)  # fmt: skip
     chance = chance_levels(scored.configs, human, kinds, chosen)
-    return Study(results=results, answer=summary, signature=signature, score_result=scored, judgments=human, chance=chance)
+    return Study(results=results, answer=summary, signature=signature, score_result=scored, judgments=human, chance=chance,
+                 subsets=subsets)  # fmt: skip
 
 
 __all__ = [
@@ -554,6 +623,7 @@ __all__ = [
     "read_corpus",
     "read_judgments",
     "read_scores",
+    "read_subsets",
     "run",
     "score",
     "segment",
@@ -561,10 +631,9 @@ __all__ = [
 ]
 
 
-def _with_documents(results, samples, corpus, scored, human, kinds, settings, options):  # noqa: ANN001, ANN202
+def _with_documents(results, samples, doc_of, configs, human, kinds, settings, options):  # noqa: ANN001, ANN202
     """``results`` and ``samples`` followed by the document-level rows and their samples."""
     from metaeval.doclevel import evaluate_documents
 
-    doc_of = dict(zip(corpus.seg_ids, corpus.doc_ids))
-    doc_results, doc_samples = evaluate_documents(scored.configs, human, doc_of, kinds, settings, **options)
+    doc_results, doc_samples = evaluate_documents(configs, human, doc_of, kinds, settings, **options)
     return pd.concat([results, doc_results], ignore_index=True), np.concatenate([samples, doc_samples])

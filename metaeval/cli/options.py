@@ -80,14 +80,17 @@ def add_comparison_options(p: argparse.ArgumentParser) -> None:
                    help="write the paired tests of every ranking here (.tsv, .csv, .json or .tex)")
 
 
-def write_comparisons(args: argparse.Namespace, configs, judgments, results, settings: Settings) -> None:  # noqa: ANN001
-    """Paired tests of every ranking, written to ``--comparisons`` (format from its suffix)."""
+def write_comparisons(args: argparse.Namespace, configs, judgments, results, settings: Settings, subsets=None) -> None:  # noqa: ANN001
+    """Paired tests of every ranking (of every subset, with ``--by``), written to ``--comparisons``
+    (format from its suffix)."""
     from pathlib import Path
 
     from metaeval.cli.common import emit, table_text
     from metaeval.stats.paired import compare_all
+    from metaeval.subsets import per_subset
 
-    tests = compare_all(configs, judgments, results, args.compare, settings)
+    tests = per_subset(subsets, configs, judgments, results,
+                       lambda chosen, judged, rows: compare_all(chosen, judged, rows, args.compare, settings))  # fmt: skip
     out = Path(args.comparisons)
     fmt = {".csv": "csv", ".json": "json", ".tex": "latex"}.get(out.suffix.lower(), "tsv")
     if fmt == "latex":

@@ -2,9 +2,10 @@
 and the signature in one line.
 
 - :func:`answer_section`: the answer of :func:`metaeval.answer.answer` as a table with one
-  row per ranking (human score, level, statistic): the best configuration, then character
-  level against the best word level on one metric with delta, 95% interval and p-value, and
-  the tally over metrics. :func:`answer_legend` says how to read it.
+  row per ranking (human score, level, statistic; per subset with ``--by``): the best
+  configuration, then character level against the best word level on one metric with delta,
+  95% interval and p-value, how much data that difference needs, and the tally over metrics.
+  :func:`answer_legend` says how to read it.
 - :func:`context_line`: dataset size from the signature.
 - :func:`signature_line`: the signature in one line (the full one is in JSON and ``--out``).
 """
@@ -18,6 +19,7 @@ import pandas as pd
 
 from metaeval.report.layout import Section
 from metaeval.report.results import fmt_number, plain
+from metaeval.subsets import SUBSET
 
 ANSWER_TITLE = "Answer: character level (char) against the best word level"
 #: Groupings that need no mention next to the statistic (the default ones).
@@ -40,13 +42,27 @@ def _p_text(p: float, n_samples: float) -> str:
     return f"{p:.3f}"
 
 
-def answer_section(answer: pd.DataFrame, digits: int = 3) -> Section | None:
-    """The answer as one table; None when there is nothing to show."""
+#: How ``n_unit`` is shown beside a number of units.
+_UNIT_ABBREVIATIONS = {"segments": "seg", "documents": "doc", "systems": "sys"}
+
+
+def _needed(n: float, unit: str) -> str:
+    if n is None or not math.isfinite(n):
+        return "n/a"
+    return f"{int(n):,} {_UNIT_ABBREVIATIONS.get(unit, unit)}"
+
+
+def answer_section(answer: pd.DataFrame, digits: int = 3, subset_label: str = "subset") -> Section | None:
+    """The answer as one table; None when there is nothing to show. With ``--by`` the first
+    column is the subset, headed ``subset_label`` (the column the subsets come from)."""
     if answer is None or answer.empty:
         return None
-    columns = ("human", "level", "statistic", "best configuration", "char vs best word level", "delta", "95% CI", "p",
-               "char ahead", "significant char:word")  # fmt: skip
-    numeric = (False, False, False, False, False, True, False, True, True, True)
+    columns: tuple[str, ...] = ("human", "level", "statistic", "best configuration", "char vs best word level", "delta",
+                                "95% CI", "p", "MDE", "n needed", "char ahead", "significant char:word")  # fmt: skip
+    numeric: tuple[bool, ...] = (False, False, False, False, False, True, False, True, True, True, True, True)
+    by = SUBSET in answer.columns
+    if by:
+        columns, numeric = (subset_label, *columns), (False, *numeric)
     rows = []
     for r in answer.itertuples(index=False):
         statistic = r.statistic if r.grouping in _PLAIN_GROUPINGS else f"{r.statistic} ({r.grouping})"
@@ -58,11 +74,14 @@ def answer_section(answer: pd.DataFrame, digits: int = 3) -> Section | None:
                 ci = f"[{_signed(r.delta_ci_low, digits)}, {_signed(r.delta_ci_high, digits)}]"
             tally = f"{int(r.char_ahead)} of {int(r.metrics)}"
             significant = f"{int(r.char_significant)}:{int(r.word_significant)}" if math.isfinite(r.p_value) else ""
-            cells = (versus, _signed(r.delta, digits), ci, _p_text(r.p_value, r.n_samples), tally, significant)
+            power = (fmt_number(r.mde, digits), _needed(r.n_needed, r.n_unit)) if math.isfinite(r.mde) else ("", "")
+            cells = (versus, _signed(r.delta, digits), ci, _p_text(r.p_value, r.n_samples), *power, tally, significant)
         else:
-            cells = (r.note, "", "", "", "", "")
-        rows.append((r.judgment_kind, r.level, statistic, best) + cells)
-    return Section((("dataset", ANSWER_TITLE),), columns, tuple(rows), numeric, nowrap=(3, 4, 5, 6))
+            cells = (r.note, "", "", "", "", "", "", "")
+        row = (r.judgment_kind, r.level, statistic, best) + cells
+        rows.append((str(getattr(r, SUBSET)), *row) if by else row)
+    nowrap = tuple(i + by for i in (3, 4, 5, 6, 9))
+    return Section((("dataset", ANSWER_TITLE),), columns, tuple(rows), numeric, nowrap=nowrap)
 
 
 def answer_legend(answer: pd.DataFrame, signature: Mapping[str, Any] | None) -> list[str]:
@@ -77,6 +96,13 @@ def answer_legend(answer: pd.DataFrame, signature: Mapping[str, Any] | None) -> 
         "char ahead: metrics where char beats the best word level; significant: how many of those differences "
         "have p <= 0.05, for char : for words.",
     ]
+    if "mde" in answer.columns and answer["mde"].notna().any():
+        lines.append(
+            "MDE: the smallest |delta| this test set detects with 80% power at alpha = 0.05 (two-sided, unadjusted): "
+            "(1.96 + 0.84) x the bootstrap standard error of delta; n needed: the segments (documents; systems when "
+            "systems are resampled) at which the observed delta would be detected with 80% power, n x (MDE / delta)^2, "
+            "the standard error taken to shrink as 1/sqrt(n) (normal approximation)."
+        )
     left_out = sorted({m for text in answer["left_out"].fillna("") for m in str(text).split(", ") if m})
     if left_out:
         lines.append(f"Left out: {', '.join(left_out)} (its value does not depend on where the text is split).")

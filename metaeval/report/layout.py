@@ -27,12 +27,12 @@ import pandas as pd
 from metaeval.errors import DataError
 from metaeval.report.results import (
     COUNTED_STATISTICS,
-    GROUP_KEYS,
     competition_ranks,
     fmt_ci,
     fmt_count,
     fmt_epsilon,
     fmt_number,
+    group_keys,
     order_rows,
 )
 
@@ -87,8 +87,9 @@ def sections(results: pd.DataFrame, layout: str = "ranked", digits: int = 3) -> 
     table = order_rows(results)
     builder = {"ranked": _ranked, "table": _matrix}[layout]
     out = []
-    for key, rows in table.groupby(list(GROUP_KEYS), sort=False, dropna=False):
-        named = tuple(zip(GROUP_KEYS, map(str, key)))
+    keys = group_keys(table)
+    for key, rows in table.groupby(keys, sort=False, dropna=False):
+        named = tuple(zip(keys, map(str, key)))
         if rows["value"].isna().all():
             out.append(Section(named, (), (), (), undefined=_reasons(rows)))
             continue

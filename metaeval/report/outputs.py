@@ -8,7 +8,8 @@ Files, each written atomically, all or nothing (on a failure the folder is put b
 - ``signature.json``: every option and version behind the numbers;
 - ``leaderboard.md``, ``leaderboard.html``: the reports, answer first;
 - ``scores.tsv.gz``: segment- and system-level scores, gzip-compressed (deterministic bytes);
-- ``charts/<kind>.<level>.<statistic>[.<grouping>].png``: one chart per ranking.
+- ``charts/<kind>.<level>.<statistic>[.<grouping>][.<subset>].png``: one chart per ranking
+  (the subset of a run with ``--by``, but ``all``).
 
 Every name is checked before any work (:data:`RUN_OUTPUTS`,
 :func:`metaeval.report.files.check_output_folder`).
@@ -48,6 +49,8 @@ def _chart_name(key: dict[str, str]) -> str:
     parts = [key.get("judgment_kind", ""), key.get("level", ""), key.get("statistic", "")]
     if key.get("grouping") not in ("", "-", "none", "segment", "segment+judge"):
         parts.append(key["grouping"])
+    if key.get("subset") not in (None, "", "all"):  # --by: the whole test set keeps its plain name
+        parts.append(key["subset"])
     return re.sub(r"[^A-Za-z0-9_.+-]", "_", ".".join(p for p in parts if p)) + ".png"
 
 

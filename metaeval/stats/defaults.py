@@ -30,8 +30,10 @@ PERMUTATIONS = 1000
 PERMUTATION_SEED = 12345
 #: Significance level of the clusters and paired tests.
 ALPHA = 0.05
+#: Power at which the answer gives the smallest detectable difference and the data it needs.
+POWER = 0.8
 
 __all__ = [
-    "ALPHA", "AVERAGE", "BOOTSTRAP", "CI", "PAIR_GROUPS", "PERMUTATIONS", "PERMUTATION_SEED", "REFIT_EPSILON", "RESAMPLE", "SEED",
+    "ALPHA", "AVERAGE", "BOOTSTRAP", "CI", "PAIR_GROUPS", "PERMUTATIONS", "PERMUTATION_SEED", "POWER", "REFIT_EPSILON", "RESAMPLE", "SEED",
     "TIE_POLICY", "UNDEFINED",
 ]  # fmt: skip
