@@ -2,7 +2,7 @@
 best word level, with the size of the difference, its interval and its significance.
 
 For each ranking of a ResultTable (same dataset, judgment kind, level, statistic, grouping and
-tie policy):
+tie policy, and any further key the rows are grouped by):
 
 - **best**: the configuration with the highest value;
 - **compared metric**: the metric of the best configuration among the metrics whose value
@@ -12,14 +12,25 @@ tie policy):
 - **character vs best word level** on that metric, as Li, Zong & Ng (2011) compare them:
   ``delta = value(char) - value(best word-level segmenter)``, the 95% percentile interval of
   the paired bootstrap differences, and the two-sided paired bootstrap p-value (Koehn 2004;
-  :func:`metaeval.stats.significance.paired_bootstrap_test`, the test behind significance clusters);
+  :func:`metaeval.stats.significance.paired_bootstrap_test`, the test behind significance
+  clusters). The best word-level segmenter is chosen on the same data it is compared on, so the
+  comparison is selection-aware: in each bootstrap resample char is compared with the best
+  word-level segmenter of that resample (the maximum over them), and the interval and p-value
+  include the choice (:func:`char_against_best_word`). With ``adjust="none"`` the word
+  segmenter is the one chosen on the full sample, as a single paired test;
 - **tally** over every segmentation-dependent metric: for how many char is ahead of the best
-  word level, and how many differences are significant (p <= alpha) each way;
+  word level, and how many differences are significant (adjusted p <= alpha) each way. The
+  metrics of one ranking are one family: their p-values are adjusted together
+  (:mod:`metaeval.stats.adjust`, Holm by default), ``p_value`` is the compared metric's raw
+  p-value and ``p_adjusted`` its adjusted one;
 - **how much data** the compared difference needs (:mod:`metaeval.stats.power`): ``delta_se``,
-  the standard deviation of the paired bootstrap differences; ``mde``, the smallest difference
-  this test set detects at level ``mde_alpha`` (two-sided, unadjusted: 0.05) with 80% power;
-  ``n_needed``, the units (``n_unit``: segments, documents, or systems when the bootstrap
-  resamples systems) at which the observed delta would be detected with 80% power. At system
+  the standard deviation of the resampled differences; ``mde``, the smallest difference this
+  test set detects at level ``mde_alpha`` (two-sided, unadjusted: 0.05) with 80% power, and
+  ``mde_adjusted`` at ``alpha_adjusted``, the level at which the comparison is significant after
+  the family's adjustment whatever the other p-values (``alpha / m`` for Holm and
+  Benjamini-Hochberg with ``m`` metrics in the family; ``alpha`` with ``none``); ``n_needed``,
+  the units (``n_unit``: segments, documents, or systems when the bootstrap resamples systems)
+  at which the observed delta would be detected with 80% power at ``mde_alpha``. At system
   level with segments resampled only, the number of systems is n/a (the note says why).
 
 With ``--by`` (:mod:`metaeval.subsets`) the results carry a ``subset`` column and every ranking
@@ -39,7 +50,8 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from metaeval.stats.defaults import ALPHA
+from metaeval.stats.adjust import adjust_p_values, check_adjustment
+from metaeval.stats.defaults import ADJUST, ALPHA
 from metaeval.stats.power import detectable_difference, standard_error, units_needed
 from metaeval.stats.resampling import percentile_ci
 from metaeval.stats.result import Correlation
@@ -55,8 +67,8 @@ RANKING_KEYS = ("dataset", "judgment_kind", "level", "statistic", "grouping", "t
 ANSWER_COLUMNS = RANKING_KEYS + (
     "best_metric", "best_segmenter", "best_value", "best_ci_low", "best_ci_high",
     "metric", "char_value", "word_segmenter", "word_value", "delta", "delta_ci_low", "delta_ci_high",
-    "p_value", "n_samples", "metrics", "char_ahead", "char_significant", "word_significant", "left_out", "note",
-) + ("delta_se", "mde", "mde_alpha", "n_needed", "n_unit")  # fmt: skip
+    "p_value", "p_adjusted", "n_samples", "metrics", "char_ahead", "char_significant", "word_significant", "left_out", "note",
+) + ("delta_se", "mde", "mde_alpha", "mde_adjusted", "alpha_adjusted", "n_needed", "n_unit")  # fmt: skip
 #: The units each level's bootstrap resamples, as ``n_unit`` names them.
 UNITS = {"seg": "segments", "doc": "documents", "sys": "systems"}
 #: Why a system-level answer has no number of systems.
@@ -124,6 +136,7 @@ def answer(
     samples: "np.ndarray | None" = None,
     alpha: float = ALPHA,
     left_out: Sequence[str] | None = None,
+    adjust: str = ADJUST,
     *,
     sizes: Mapping[tuple[str, str], int] | None = None,
     resample: str = "segments",
@@ -134,12 +147,15 @@ def answer(
     ``evaluate(..., return_samples=True)``) gives intervals and p-values; without it those
     columns are NaN. ``left_out``: metrics that do not depend on segmentation (default: those
     with one value across segmenters in every ranking; :func:`granularity_free` finds them
-    from the scores). Rankings whose every value is undefined are left out: reports show them
-    as one line each with the reason. ``sizes``: the units each level's bootstrap resampled,
-    by ``(subset, level)`` (subset ``""`` without ``--by``; ``seg``: segments, ``doc``:
-    documents), for ``n_needed``; at system level the systems of each row count, when
-    ``resample`` (the run's setting) resamples them. ``alpha`` is also the level of ``mde``.
+    from the scores). ``adjust``: how the p-values of a ranking's metrics are adjusted
+    (``holm``, ``bh`` or ``none``; :mod:`metaeval.stats.adjust`). Rankings whose every value is
+    undefined are left out: reports show them as one line each with the reason. ``sizes``: the
+    units each level's bootstrap resampled, by ``(subset, level)`` (subset ``""`` without
+    ``--by``; ``seg``: segments, ``doc``: documents), for ``n_needed``; at system level the
+    systems of each row count, when ``resample`` (the run's setting) resamples them. ``alpha``
+    is also the level of ``mde``.
     """
+    check_adjustment(adjust)
     rows = []
     table = results.reset_index(drop=True)
     constant = list(left_out) if left_out is not None else _constant_metrics(table)
@@ -150,11 +166,11 @@ def answer(
             continue
         named = dict(zip(keys, key))
         size = _size(named, defined, sizes or {}, resample)
-        rows.append(_ranking_answer(named, defined, samples, alpha, constant, size))
-    columns = [c for c in ANSWER_COLUMNS[: len(RANKING_KEYS)]]
+        rows.append(_ranking_answer(named, defined, samples, alpha, constant, adjust, size))
+    columns = list(ANSWER_COLUMNS[: len(RANKING_KEYS)])
     if SUBSET in keys:
         columns.insert(1, SUBSET)
-    return pd.DataFrame(rows, columns=columns + list(ANSWER_COLUMNS[len(RANKING_KEYS):]))
+    return pd.DataFrame(rows, columns=columns + list(ANSWER_COLUMNS[len(RANKING_KEYS) :]))
 
 
 def _size(key: Mapping[str, Any], rows: pd.DataFrame, sizes: Mapping[tuple[str, str], int], resample: str) -> int | str:
@@ -168,7 +184,7 @@ def _size(key: Mapping[str, Any], rows: pd.DataFrame, sizes: Mapping[tuple[str, 
 
 
 def _ranking_answer(
-    key: dict[str, Any], group: pd.DataFrame, samples: "np.ndarray | None", alpha: float, constant: Sequence[str],
+    key: dict[str, Any], group: pd.DataFrame, samples: "np.ndarray | None", alpha: float, constant: Sequence[str], adjust: str,
     size: int | str = "",
 ) -> dict:
     ordered = group.sort_values(["value", "metric", "segmenter"], ascending=[False, True, True], kind="mergesort")
@@ -185,7 +201,7 @@ def _ranking_answer(
     for metric, rows in group.groupby("metric", sort=True):
         if metric in constant:
             continue
-        test = _char_vs_word(rows, samples, alpha, size)
+        test = _char_vs_word(rows, samples, selection=adjust != "none")
         if test is not None:
             tests[metric] = test
     if not tests:
@@ -193,45 +209,94 @@ def _ranking_answer(
         row["note"] = "no word-level segmenter to compare with" if has_char else f"no {CHARACTER_LEVEL!r} configuration"
         row.update(metrics=0, char_ahead=0, char_significant=0, word_significant=0)
         return row
+    adjusted = adjust_p_values([t["p_value"] for t in tests.values()], adjust)
+    for test, p in zip(tests.values(), adjusted):
+        test["p_adjusted"] = float(p)
     compared = next(m for m in ordered["metric"] if m in tests)
     row.update(tests[compared], metric=compared)
+    family = sum(math.isfinite(t["p_value"]) for t in tests.values())
+    row.update(_power(row["delta"], row["delta_se"], size, alpha, family_level(alpha, family, adjust)))
     row["n_unit"] = UNITS.get(str(key["level"]), "")
     if isinstance(size, str) and size and math.isfinite(row["delta_se"]):
         row["note"] = size
     row["metrics"] = len(tests)
     row["char_ahead"] = sum(t["delta"] > 0 for t in tests.values())
-    row["char_significant"] = sum(t["delta"] > 0 and t["p_value"] <= alpha for t in tests.values())
-    row["word_significant"] = sum(t["delta"] < 0 and t["p_value"] <= alpha for t in tests.values())
+    row["char_significant"] = sum(t["delta"] > 0 and t["p_adjusted"] <= alpha for t in tests.values())
+    row["word_significant"] = sum(t["delta"] < 0 and t["p_adjusted"] <= alpha for t in tests.values())
     return row
 
 
-def _char_vs_word(rows: pd.DataFrame, samples: "np.ndarray | None", alpha: float = ALPHA, size: int | str = "") -> dict | None:
-    """``char`` against the best word-level segmenter of one metric, or None if either is absent;
-    ``size``: the units resampled (for ``n_needed``), or why there is no such number."""
+def family_level(alpha: float, size: int, adjust: str) -> float:
+    """The level at which one comparison of a family of ``size`` is significant after the
+    adjustment whatever the other p-values: ``alpha / size`` for Holm (its first step) and for
+    Benjamini-Hochberg (its smallest threshold), ``alpha`` for ``none`` or a family of one or none."""
+    return alpha / size if adjust != "none" and size > 1 else alpha
+
+
+def _power(delta: float, se: float, size: int | str, alpha: float, adjusted: float) -> dict[str, float]:
+    """The answer's columns of :mod:`metaeval.stats.power` for one comparison."""
+    n = size if isinstance(size, int) else 0
+    return {
+        "mde": detectable_difference(se, alpha), "mde_alpha": alpha, "mde_adjusted": detectable_difference(se, adjusted),
+        "alpha_adjusted": adjusted, "n_needed": units_needed(delta, se, n, alpha),
+    }  # fmt: skip
+
+
+def char_against_best_word(
+    char: Correlation, words: "dict[str, Correlation]", selection: bool = True, level: float = 0.95
+) -> dict[str, Any]:
+    """``char`` against the best of the word-level ``words`` (by segmenter name) on one metric
+    and statistic, all measured on the same bootstrap resamples.
+
+    The best word-level segmenter is the one with the highest value (ties: the first name).
+    ``delta = char - best``. With bootstrap samples on every side, the interval (at ``level``)
+    and the two-sided p-value (:func:`~metaeval.stats.significance.paired_bootstrap_test`) are
+    those of the resampled differences: with ``selection``, char minus the maximum over the
+    word segmenters in each resample (those undefined in a resample left out of its maximum), so
+    that choosing the best word segmenter on the data is part of what is tested; without it,
+    char minus the segmenter chosen on the full sample. Keys: ``char_value``,
+    ``word_segmenter``, ``word_value``, ``delta``, ``delta_ci_low``, ``delta_ci_high``,
+    ``p_value``, ``n_samples``, and ``delta_se``, the standard deviation of the resampled
+    differences (NaN and 0 without samples).
+    """
+    if not words:
+        raise ValueError("char_against_best_word needs at least one word-level segmenter")
+    name = sorted(words, key=lambda s: (-words[s].value, s))[0]
+    best = words[name]
+    out = {
+        "char_value": char.value, "word_segmenter": name, "word_value": best.value, "delta": char.value - best.value,
+        "delta_ci_low": math.nan, "delta_ci_high": math.nan, "p_value": math.nan, "n_samples": 0, "delta_se": math.nan,
+    }  # fmt: skip
+    if char.samples is None or any(w.samples is None for w in words.values()) or len(char.samples) == 0:
+        return out
+    if selection:
+        stacked = np.stack([np.asarray(w.samples, float) for w in words.values()])
+        opponent = np.fmax.reduce(stacked, axis=0)  # NaN only where every word segmenter is
+    else:
+        opponent = np.asarray(best.samples, float)
+    test = paired_bootstrap_test(Correlation(char.value, samples=char.samples), Correlation(best.value, samples=opponent))
+    differences = np.asarray(char.samples, float) - opponent
+    low, high = percentile_ci(differences, level)
+    out.update(delta_ci_low=low, delta_ci_high=high, p_value=test.p_value, n_samples=test.n_samples,
+               delta_se=standard_error(differences))  # fmt: skip
+    return out
+
+
+def _char_vs_word(rows: pd.DataFrame, samples: "np.ndarray | None", selection: bool) -> dict | None:
+    """``char`` against the best word-level segmenter of one metric, or None if either is absent."""
     char = rows[rows["segmenter"] == CHARACTER_LEVEL]
     words = rows[rows["segmenter"].map(is_word_level)]
     if char.empty or words.empty:
         return None
-    words = words.sort_values(["value", "segmenter"], ascending=[False, True], kind="mergesort")
-    c, w = char.iloc[0], words.iloc[0]
-    delta = float(c["value"]) - float(w["value"])
-    out = {
-        "char_value": float(c["value"]), "word_segmenter": w["segmenter"], "word_value": float(w["value"]),
-        "delta": delta, "delta_ci_low": math.nan, "delta_ci_high": math.nan, "p_value": math.nan, "n_samples": 0,
-        "delta_se": math.nan, "mde": math.nan, "mde_alpha": alpha, "n_needed": math.nan,
-    }  # fmt: skip
-    if samples is not None and samples.shape[1] > 0:
-        a, b = samples[c.name], samples[w.name]
-        test = paired_bootstrap_test(Correlation(float(c["value"]), samples=a), Correlation(float(w["value"]), samples=b))
-        low, high = percentile_ci(a - b)
-        out.update(delta_ci_low=low, delta_ci_high=high, p_value=test.p_value, n_samples=test.n_samples)
-        se = standard_error(a - b)
-        n = size if isinstance(size, int) else 0
-        out.update(delta_se=se, mde=detectable_difference(se, alpha), n_needed=units_needed(delta, se, n, alpha))
-    return out
+    with_samples = samples is not None and samples.shape[1] > 0
+
+    def result(r: pd.Series) -> Correlation:
+        return Correlation(float(r["value"]), samples=samples[r.name] if with_samples else None)  # type: ignore[index]
+
+    return char_against_best_word(result(char.iloc[0]), {str(r["segmenter"]): result(r) for _, r in words.iterrows()}, selection)
 
 
 __all__ = [
-    "ANSWER_COLUMNS", "CHARACTER_LEVEL", "NOT_WORD_LEVEL", "UNITS", "answer", "characters_only", "granularity_free",
-    "is_word_level", "ranking_keys",
+    "ANSWER_COLUMNS", "CHARACTER_LEVEL", "NOT_WORD_LEVEL", "SYSTEMS_NOT_RESAMPLED", "UNITS", "answer", "char_against_best_word",
+    "characters_only", "family_level", "granularity_free", "is_word_level", "ranking_keys",
 ]  # fmt: skip

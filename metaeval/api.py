@@ -28,7 +28,8 @@ from metaeval.paths import check_input_file
 from metaeval.metrics import DEFAULT_METRICS, higher_is_better
 from metaeval.scoretable import ConfigScores
 from metaeval.scoring import LEVELS, ScoreResult, score_corpus
-from metaeval.stats.settings import Settings
+from metaeval.stats.settings import PORTED_OPTIONS, Settings
+from metaeval.subsets import evaluate_by, read_subsets
 from metaeval.versions import package_versions
 
 #: Segmenters suited to each target language (docs/design.md, "Segmenters"; Li et al. 2011's rows).
@@ -38,7 +39,7 @@ DEFAULT_SEGMENTERS = {
 }
 FALLBACK_SEGMENTERS = ("char", "13a")
 #: The fields of :class:`~metaeval.stats.settings.Settings`, which every meta-evaluating function takes as keywords.
-SETTINGS_FIELDS = frozenset(f.name for f in fields(Settings))
+SETTINGS_FIELDS = frozenset(f.name for f in fields(Settings)) | frozenset(PORTED_OPTIONS)
 
 
 def default_segmenters(target_lang: str) -> tuple[str, ...]:
@@ -132,31 +133,6 @@ def read_judgments(
         extra = corpora.read_judgments(Path(human_sys), format="human-sys")
         found = Judgments(found.table, extra.system_scores, found.directions, found.source)
     return found
-
-
-def read_subsets(path: "str | Path", column: str, seg_ids: Sequence[str]) -> Any:
-    """The segments of each value of ``column`` of a file of segments (``docs.tsv``: ``seg_id``
-    or ``line_idx`` and any other columns): a :class:`metaeval.subsets.Subsets` for ``by`` (CLI
-    ``--by COLUMN``, ``--docs FILE``). A column the file lacks is a usage error naming the file
-    and its columns."""
-    from metaeval.corpora.folder import read_segment_column
-    from metaeval.subsets import Subsets
-
-    check_input_file(Path(path))
-    return Subsets.of(column, read_segment_column(path, column, seg_ids), seg_ids, str(path))
-
-
-def _corpus_subsets(corpus: Any, corpus_obj: Corpus, by: str | None, docs: "str | Path | None") -> Any:
-    """The subsets of ``by`` from ``docs``, else from the corpus folder's ``docs.tsv`` (None without ``by``)."""
-    if by is None:
-        return None
-    path = Path(docs) if docs is not None else Path(corpus) / "docs.tsv" if isinstance(corpus, (str, Path)) else None
-    if path is None or (docs is None and not path.is_file()):
-        raise UsageError(
-            f"--by {by}: {corpus_obj.name or 'the corpus'} has no docs.tsv to take the column from; "
-            "give the file of segments with --docs FILE (docs= in Python)"
-        )
-    return read_subsets(path, by, corpus_obj.seg_ids)
 
 
 def _as_corpus(corpus: "Corpus | str | Path", **options: Any) -> tuple[Corpus, Judgments | None]:
@@ -354,10 +330,8 @@ def correlate(
         n_bootstrap: former name of ``bootstrap`` (deprecated).
         settings: a :class:`~metaeval.stats.settings.Settings`; the options above and any of
             its fields given in ``options`` replace its values (default: every default).
-        by: a column of ``docs`` (``--by``): every statistic also per value of the column, the
-            rows labelled in the column ``subset`` (``all`` for every segment; :mod:`metaeval.subsets`).
-        docs: the file of segments that holds the column ``by`` (``--docs``).
-        subsets: in place of ``by`` and ``docs``, the subsets :func:`read_subsets` read.
+        by, docs: a column of the file of segments ``docs`` (``--by``, ``--docs``): every statistic also
+            per value of it (:mod:`metaeval.subsets`); or ``subsets``, as :func:`read_subsets` reads them.
         options: further settings (``statistics``, ``groupings``, ``levels``, ``average``,
             ``undefined``, ``refit_epsilon``, ``permutations``, ``permutation_seed``, ``ci``,
             ``pair_groups``) and options of :func:`metaeval.stats.evaluate.evaluate`
@@ -386,15 +360,7 @@ def correlate(
         subsets = read_subsets(docs, by, list(configs[0].seg_ids) if configs else [])
     if subsets is None:
         return evaluate(configs, human, kinds, chosen, **rest)
-    from metaeval.stats.human import resolve_kinds
-    from metaeval.subsets import with_subsets
-
-    def evaluate_one(chosen_configs, judged, present):  # noqa: ANN001, ANN202
-        return evaluate(chosen_configs, judged, present, chosen, **{**rest, "return_samples": True})
-
-    kind_list = resolve_kinds(human, kinds)
-    table, samples = with_subsets(subsets, configs, human, kind_list, evaluate_one, *evaluate_one(configs, human, kind_list))
-    return (table, samples) if rest.get("return_samples") else table
+    return evaluate_by(subsets, configs, human, kinds, chosen, **rest)
 
 
 def read_scores(path: "str | Path") -> pd.DataFrame:
@@ -526,11 +492,9 @@ def run(
         n_bootstrap: former name of ``bootstrap`` (deprecated).
         doc_level: also the segment-level statistics over documents (``--doc-level``): the
             corpus's ``docs.tsv`` gives the documents (:mod:`metaeval.doclevel`).
-        by: a column of the corpus's ``docs.tsv`` (or of ``docs``), e.g. ``domain`` (``--by``):
-            every statistic and the answer also per value of the column, on its segments alone,
-            the rows labelled in the column ``subset`` (``all`` for every segment;
-            :mod:`metaeval.subsets`). Checked before any segmentation.
-        docs: the file of segments ``by`` reads (``--docs``; default: the corpus's ``docs.tsv``).
+        by, docs: a column of ``docs`` (``--by``, ``--docs``; default: the corpus's ``docs.tsv``):
+            every statistic and the answer also per value of the column, on its segments alone
+            (:mod:`metaeval.subsets`; rows labelled in the column ``subset``, ``all`` for every segment).
         settings: a :class:`~metaeval.stats.settings.Settings` (the command line builds one); the
             options above and those in ``statistics_options`` replace its values.
         statistics_options: further settings (``statistics``, ``groupings``, ``levels``,
@@ -545,7 +509,7 @@ def run(
     from metaeval.answer import answer, granularity_free
     from metaeval.stats.evaluate import chance_levels
     from metaeval.stats.human import resolve_kinds
-    from metaeval.subsets import unit_sizes, with_subsets
+    from metaeval.subsets import corpus_subsets, unit_sizes, with_subsets
 
     chosen, rest = settings_of(settings, tie_policy=tie_policy, threshold=threshold, bootstrap=bootstrap, seed=seed,
                                n_bootstrap=n_bootstrap, **statistics_options)
@@ -566,7 +530,7 @@ def run(
     kinds = resolve_kinds(human, kinds)  # a wrong kind fails here, before any segmentation
     if doc_level and not any(corpus_obj.doc_ids):
         raise DataError(f"{corpus_obj.name or 'corpus'}: --doc-level needs documents, and the corpus has no docs.tsv")
-    subsets = _corpus_subsets(corpus, corpus_obj, by, docs)  # a wrong column fails here, before any segmentation
+    subsets = corpus_subsets(corpus, corpus_obj, by, docs)  # a wrong column fails here, before any segmentation
     segs = list(segmenters) if segmenters else list(default_segmenters(corpus_obj.target_lang))
     mets = list(metrics) if metrics else list(DEFAULT_METRICS)
     scored = score_corpus(corpus_obj, segs, mets, executor=executor, jobs=jobs, progress=progress,
@@ -578,9 +542,12 @@ def run(
 
     def evaluate_one(configs, judged, present):  # noqa: ANN001, ANN202
         found, found_samples = correlate(configs, judged, present, settings=chosen, store=cache_dir, **options)
-        if doc_of is not None:
-            found, found_samples = _with_documents(found, found_samples, doc_of, configs, judged, present, chosen, options)
-        return found, found_samples
+        if doc_of is None:
+            return found, found_samples
+        from metaeval.doclevel import evaluate_documents  # the document-level rows follow the segment-level ones
+
+        docs_found, docs_samples = evaluate_documents(configs, judged, doc_of, present, chosen, **options)
+        return pd.concat([found, docs_found], ignore_index=True), np.concatenate([found_samples, docs_samples])
 
     results, samples = evaluate_one(scored.configs, human, kinds)
     if subsets is not None:
@@ -603,8 +570,8 @@ def run(
     }
     if subsets is not None:
         signature["by"] = subsets.signature()
-    summary = answer(results, samples, left_out=granularity_free(scored.configs), sizes=unit_sizes(subsets, corpus_obj.seg_ids, doc_of),
-                     resample=chosen.resample)  # fmt: skip
+    summary = answer(results, samples, left_out=granularity_free(scored.configs), adjust=chosen.adjust,
+                     sizes=unit_sizes(subsets, corpus_obj.seg_ids, doc_of), resample=chosen.resample)  # fmt: skip
     chance = chance_levels(scored.configs, human, kinds, chosen)
     return Study(results=results, answer=summary, signature=signature, score_result=scored, judgments=human, chance=chance,
                  subsets=subsets)  # fmt: skip
@@ -630,10 +597,3 @@ __all__ = [
     "settings_of",
 ]
 
-
-def _with_documents(results, samples, doc_of, configs, human, kinds, settings, options):  # noqa: ANN001, ANN202
-    """``results`` and ``samples`` followed by the document-level rows and their samples."""
-    from metaeval.doclevel import evaluate_documents
-
-    doc_results, doc_samples = evaluate_documents(configs, human, doc_of, kinds, settings, **options)
-    return pd.concat([results, doc_results], ignore_index=True), np.concatenate([samples, doc_samples])

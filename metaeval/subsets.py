@@ -13,12 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from metaeval.corpora.model import Judgments
-from metaeval.errors import DataError
+from metaeval.corpora.model import Corpus, Judgments
+from metaeval.errors import DataError, UsageError
+from metaeval.paths import check_input_file
 from metaeval.scoretable import ConfigScores
 
 #: The column of results, answers and comparisons that names the subset of a row.
@@ -46,6 +49,29 @@ class Subsets:
 
     def signature(self) -> dict[str, object]:
         return {"column": self.column, "segments": {value: len(segs) for value, segs in self.members.items()}}
+
+
+def read_subsets(path: "str | Path", column: str, seg_ids: Sequence[str]) -> Subsets:
+    """The segments of each value of ``column`` of a file of segments (``docs.tsv``: ``seg_id``
+    or ``line_idx`` and any other columns), for ``by`` (CLI ``--by COLUMN``, ``--docs FILE``).
+    A column the file lacks is a usage error naming the file and its columns."""
+    from metaeval.corpora.folder import read_segment_column
+
+    check_input_file(Path(path))
+    return Subsets.of(column, read_segment_column(path, column, seg_ids), seg_ids, str(path))
+
+
+def corpus_subsets(corpus: Any, corpus_obj: Corpus, by: str | None, docs: "str | Path | None") -> Subsets | None:
+    """The subsets of ``by`` from ``docs``, else from the corpus folder's ``docs.tsv`` (None without ``by``)."""
+    if by is None:
+        return None
+    path = Path(docs) if docs is not None else Path(corpus) / "docs.tsv" if isinstance(corpus, (str, Path)) else None
+    if path is None or (docs is None and not path.is_file()):
+        raise UsageError(
+            f"--by {by}: {corpus_obj.name or 'the corpus'} has no docs.tsv to take the column from; "
+            "give the file of segments with --docs FILE (docs= in Python)"
+        )
+    return read_subsets(path, by, corpus_obj.seg_ids)
 
 
 def unit_sizes(subsets: Subsets | None, seg_ids: Sequence[str], doc_of: Mapping[str, str] | None = None) -> dict[tuple[str, str], int]:
@@ -95,6 +121,24 @@ def with_subsets(
     return joined([(value, table) for value, table, _ in parts]), np.concatenate([found for _, _, found in parts])
 
 
+def evaluate_by(
+    subsets: Subsets, configs: Sequence[ConfigScores], judgments: Judgments, kinds: Sequence[str] | None, settings: Any,
+    **options: Any,
+) -> Any:
+    """:func:`metaeval.stats.evaluate.evaluate` on every segment and on those of each subset
+    (:func:`with_subsets`), with its ``settings`` and ``options``; ``(table, samples)`` with
+    ``return_samples=True``, else the table."""
+    from metaeval.stats.evaluate import evaluate
+    from metaeval.stats.human import resolve_kinds
+
+    def evaluate_one(chosen: list[ConfigScores], judged: Judgments, present: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
+        return evaluate(chosen, judged, present, settings, **{**options, "return_samples": True})
+
+    present = resolve_kinds(judgments, kinds)
+    table, samples = with_subsets(subsets, configs, judgments, present, evaluate_one, *evaluate_one(list(configs), judgments, present))
+    return (table, samples) if options.get("return_samples") else table
+
+
 def per_subset(
     subsets: Subsets | None, configs: Sequence[ConfigScores], judgments: Judgments, results: pd.DataFrame,
     compute: Callable[[list[ConfigScores], Judgments, pd.DataFrame], pd.DataFrame],
@@ -128,5 +172,7 @@ def joined(parts: Sequence[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-__all__ = ["ALL", "SUBSET", "Evaluation", "Subsets", "evaluate_subsets", "joined", "labelled", "per_subset", "restrict", "unit_sizes",
-           "with_subsets"]
+__all__ = [
+    "ALL", "SUBSET", "Evaluation", "Subsets", "corpus_subsets", "evaluate_by", "evaluate_subsets", "joined", "labelled", "per_subset", "read_subsets",
+    "restrict", "unit_sizes", "with_subsets",
+]  # fmt: skip

@@ -131,3 +131,20 @@ def test_the_answer_table_shows_the_numbers_and_says_how_they_are_made():
     assert cells["n needed"] == f"{int(summary.n_needed.iloc[0]):,} seg"
     legend = " ".join(answer_legend(summary, {"n_bootstrap": 500}))
     assert "80% power at alpha = 0.05" in legend and "n x (MDE / delta)^2" in legend
+
+
+def test_the_adjusted_level_of_the_family_beside_the_unadjusted_one():
+    from metaeval.answer import family_level
+
+    assert family_level(0.05, 5, "holm") == pytest.approx(0.01) and family_level(0.05, 4, "bh") == pytest.approx(0.0125)
+    assert family_level(0.05, 5, "none") == 0.05 and family_level(0.05, 1, "holm") == 0.05
+    # two metrics in the row: the family's level is 0.05 / 2 = 0.025, and
+    # z_{1 - 0.0125} + z_{0.80} = 2.241403 + 0.841621 = 3.083024 (tables of the normal distribution)
+    results, samples, _, _ = synthetic(1000)
+    twice = pd.concat([results, results.assign(metric="m2")], ignore_index=True)
+    (row,) = answer(twice, np.vstack([samples, samples]), sizes={("", "seg"): N}).itertuples()
+    assert row.metrics == 2 and row.alpha_adjusted == pytest.approx(0.025)
+    assert row.mde == pytest.approx(Z * row.delta_se, rel=1e-6)
+    assert row.mde_adjusted == pytest.approx(3.083024 * row.delta_se, rel=1e-6)
+    (row,) = answer(twice, np.vstack([samples, samples]), sizes={("", "seg"): N}, adjust="none").itertuples()
+    assert row.alpha_adjusted == 0.05 and row.mde_adjusted == pytest.approx(row.mde)

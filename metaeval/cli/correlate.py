@@ -43,7 +43,8 @@ def cmd_correlate(args: argparse.Namespace) -> int:
         signature["by"] = subsets.signature()
     if args.comparisons:
         write_comparisons(args, scores, judgments, results, settings, subsets)
-    summary = answer(results, samples, left_out=granularity_free(scores), sizes=unit_sizes(subsets, seg_ids), resample=settings.resample)
+    summary = answer(results, samples, left_out=granularity_free(scores), adjust=settings.adjust, sizes=unit_sizes(subsets, seg_ids),
+                     resample=settings.resample)  # fmt: skip
     emit_results(results, signature, args, "ranked", summary)
     return 0
 

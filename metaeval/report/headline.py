@@ -4,8 +4,9 @@ and the signature in one line.
 - :func:`answer_section`: the answer of :func:`metaeval.answer.answer` as a table with one
   row per ranking (human score, level, statistic; per subset with ``--by``): the best
   configuration, then character level against the best word level on one metric with delta,
-  95% interval and p-value, how much data that difference needs, and the tally over metrics.
-  :func:`answer_legend` says how to read it.
+  95% interval, p-value and adjusted p-value, how much data that difference needs, and the
+  tally over metrics. :func:`answer_legend` says how to read it, naming the family and the
+  adjustment (:func:`adjustment`, from the signature).
 - :func:`context_line`: dataset size from the signature.
 - :func:`signature_line`: the signature in one line (the full one is in JSON and ``--out``).
 """
@@ -18,6 +19,7 @@ from typing import Any, Mapping
 import pandas as pd
 
 from metaeval.report.layout import Section
+from metaeval.stats.adjust import ADJUSTMENTS, CONTROLS
 from metaeval.report.results import fmt_number, plain
 from metaeval.subsets import SUBSET
 
@@ -58,8 +60,9 @@ def answer_section(answer: pd.DataFrame, digits: int = 3, subset_label: str = "s
     if answer is None or answer.empty:
         return None
     columns: tuple[str, ...] = ("human", "level", "statistic", "best configuration", "char vs best word level", "delta",
-                                "95% CI", "p", "MDE", "n needed", "char ahead", "significant char:word")  # fmt: skip
-    numeric: tuple[bool, ...] = (False, False, False, False, False, True, False, True, True, True, True, True)
+                                "95% CI", "p", "p adjusted", "MDE", "MDE adjusted", "n needed", "char ahead",
+                                "significant char:word")  # fmt: skip
+    numeric: tuple[bool, ...] = (False, False, False, False, False, True, False, True, True, True, True, True, True, True)
     by = SUBSET in answer.columns
     if by:
         columns, numeric = (subset_label, *columns), (False, *numeric)
@@ -74,32 +77,61 @@ def answer_section(answer: pd.DataFrame, digits: int = 3, subset_label: str = "s
                 ci = f"[{_signed(r.delta_ci_low, digits)}, {_signed(r.delta_ci_high, digits)}]"
             tally = f"{int(r.char_ahead)} of {int(r.metrics)}"
             significant = f"{int(r.char_significant)}:{int(r.word_significant)}" if math.isfinite(r.p_value) else ""
-            power = (fmt_number(r.mde, digits), _needed(r.n_needed, r.n_unit)) if math.isfinite(r.mde) else ("", "")
-            cells = (versus, _signed(r.delta, digits), ci, _p_text(r.p_value, r.n_samples), *power, tally, significant)
+            adjusted = _p_text(r.p_adjusted, r.n_samples) if "p_adjusted" in answer.columns else ""
+            power = ("", "", "")
+            if "mde" in answer.columns and math.isfinite(r.mde):
+                power = (fmt_number(r.mde, digits), fmt_number(r.mde_adjusted, digits), _needed(r.n_needed, r.n_unit))
+            cells = (versus, _signed(r.delta, digits), ci, _p_text(r.p_value, r.n_samples), adjusted, *power, tally, significant)
         else:
-            cells = (r.note, "", "", "", "", "", "", "")
+            cells = (r.note, "", "", "", "", "", "", "", "", "")
         row = (r.judgment_kind, r.level, statistic, best) + cells
         rows.append((str(getattr(r, SUBSET)), *row) if by else row)
-    nowrap = tuple(i + by for i in (3, 4, 5, 6, 9))
+    nowrap = tuple(i + by for i in (3, 4, 5, 6, 11))
     return Section((("dataset", ANSWER_TITLE),), columns, tuple(rows), numeric, nowrap=nowrap)
 
 
+def adjustment(signature: Mapping[str, Any] | None) -> str | None:
+    """The p-value adjustment a signature records (:mod:`metaeval.stats.adjust`): its
+    ``statistics.adjust``; ``none`` for statistics recorded before adjustments existed (their
+    p-values were raw); None without a signature of statistics."""
+    statistics = (signature or {}).get("statistics")
+    if not isinstance(statistics, Mapping):
+        return None
+    method = statistics.get("adjust", "none")
+    return method if method in ADJUSTMENTS else None
+
+
 def answer_legend(answer: pd.DataFrame, signature: Mapping[str, Any] | None) -> list[str]:
-    """How to read the answer table, in a few lines."""
+    """How to read the answer table, in a few lines: the test, whether the best word-level
+    segmenter is chosen in each resample, the family of the adjusted p-values and the adjustment."""
     if answer is None or answer.empty:
         return []
     n = (signature or {}).get("n_bootstrap")
+    method = adjustment(signature)
     resamples = f"{n} paired bootstrap resamples of segments" if n else "paired bootstrap resamples of segments"
+    chosen = (
+        "the word-level segmenter is the one best on the full sample" if method == "none" else
+        "the best word-level segmenter is chosen in each resample (the maximum over them), so the interval and p "
+        "include that choice"
+    )  # fmt: skip
+    how = (
+        f"adjusted by {CONTROLS[method]}" if method in ("holm", "bh") else "not adjusted (p adjusted = p)" if method == "none"
+        else "adjusted as the signature's adjust says"
+    )  # fmt: skip
     lines = [
         "delta = char - best word-level segmenter, on the metric of the best configuration whose value "
-        f"depends on segmentation; 95% CI and two-sided p from {resamples}.",
+        f"depends on segmentation; 95% CI and two-sided p from {resamples}; {chosen}.",
+        "p adjusted: the family is the row's metrics that depend on segmentation (those of 'char ahead', one "
+        f"human score, level, statistic and grouping), {how}.",
         "char ahead: metrics where char beats the best word level; significant: how many of those differences "
-        "have p <= 0.05, for char : for words.",
+        "have adjusted p <= 0.05, for char : for words.",
     ]
     if "mde" in answer.columns and answer["mde"].notna().any():
         lines.append(
             "MDE: the smallest |delta| this test set detects with 80% power at alpha = 0.05 (two-sided, unadjusted): "
-            "(1.96 + 0.84) x the bootstrap standard error of delta; n needed: the segments (documents; systems when "
+            "(1.96 + 0.84) x the bootstrap standard error of delta; MDE adjusted: the same at the family's level "
+            "alpha / m (m metrics in the row; alpha without adjustment), where a comparison is significant after "
+            "adjustment whatever the others' p-values; n needed: the segments (documents; systems when "
             "systems are resampled) at which the observed delta would be detected with 80% power, n x (MDE / delta)^2, "
             "the standard error taken to shrink as 1/sqrt(n) (normal approximation)."
         )
@@ -150,4 +182,4 @@ def signature_line(signature: Mapping[str, Any] | None) -> str:
     return "|".join(parts)
 
 
-__all__ = ["ANSWER_TITLE", "answer_legend", "answer_section", "context_line", "signature_line"]
+__all__ = ["ANSWER_TITLE", "adjustment", "answer_legend", "answer_section", "context_line", "signature_line"]

@@ -26,7 +26,7 @@ import pandas as pd
 from metaeval.answer import answer as compute_answer
 from metaeval.errors import UsageError
 from metaeval.report.data import render_delimited, render_json
-from metaeval.report.headline import answer_legend, answer_section, context_line, signature_line
+from metaeval.report.headline import adjustment, answer_legend, answer_section, context_line, signature_line
 from metaeval.report.html import render_html
 from metaeval.report.latex import render_latex
 from metaeval.report.layout import LAYOUTS, sections
@@ -114,7 +114,7 @@ def render(
     lead = [s for s in (answer_section(answer, digits, by.get("column", "subset") if isinstance(by, Mapping) else "subset"),)
             if s is not None]  # fmt: skip
     intro = [line for line in (context_line(sig, table),) if line]
-    parts = sections(table, layout, digits)
+    parts = sections(table, layout, digits, adjustment(sig))
     if format == "latex":
         pairs = flatten_signature(sig) if sig is not None else None
         return render_latex(heading, pairs, parts)

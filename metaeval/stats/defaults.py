@@ -32,8 +32,11 @@ PERMUTATION_SEED = 12345
 ALPHA = 0.05
 #: Power at which the answer gives the smallest detectable difference and the data it needs.
 POWER = 0.8
+#: p-values of a family of comparisons are adjusted by Holm's procedure (familywise error rate).
+ADJUST = "holm"
 
 __all__ = [
-    "ALPHA", "AVERAGE", "BOOTSTRAP", "CI", "PAIR_GROUPS", "PERMUTATIONS", "PERMUTATION_SEED", "POWER", "REFIT_EPSILON", "RESAMPLE", "SEED",
+    "ADJUST", "ALPHA", "AVERAGE", "BOOTSTRAP", "CI", "PAIR_GROUPS", "PERMUTATIONS", "PERMUTATION_SEED", "POWER", "REFIT_EPSILON",
+    "RESAMPLE", "SEED",
     "TIE_POLICY", "UNDEFINED",
 ]  # fmt: skip
