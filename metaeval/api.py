@@ -330,8 +330,8 @@ def correlate(
         n_bootstrap: former name of ``bootstrap`` (deprecated).
         settings: a :class:`~metaeval.stats.settings.Settings`; the options above and any of
             its fields given in ``options`` replace its values (default: every default).
-        by, docs: a column of the file of segments ``docs`` (``--by``, ``--docs``): every statistic also
-            per value of it (:mod:`metaeval.subsets`); or ``subsets``, as :func:`read_subsets` reads them.
+        by: a column of ``docs`` (``--by``): every statistic also per value of it (:mod:`metaeval.subsets`).
+        docs: the file of segments that holds it (``--docs``). subsets: or :func:`read_subsets`'s result.
         options: further settings (``statistics``, ``groupings``, ``levels``, ``average``,
             ``undefined``, ``refit_epsilon``, ``permutations``, ``permutation_seed``, ``ci``,
             ``pair_groups``) and options of :func:`metaeval.stats.evaluate.evaluate`
@@ -492,9 +492,9 @@ def run(
         n_bootstrap: former name of ``bootstrap`` (deprecated).
         doc_level: also the segment-level statistics over documents (``--doc-level``): the
             corpus's ``docs.tsv`` gives the documents (:mod:`metaeval.doclevel`).
-        by, docs: a column of ``docs`` (``--by``, ``--docs``; default: the corpus's ``docs.tsv``):
-            every statistic and the answer also per value of the column, on its segments alone
-            (:mod:`metaeval.subsets`; rows labelled in the column ``subset``, ``all`` for every segment).
+        by: a column of ``docs`` (``--by``), e.g. ``domain``: every statistic and the answer also per
+            value, on its segments alone (:mod:`metaeval.subsets`; rows labelled in the column ``subset``).
+        docs: the file of segments ``by`` reads (``--docs``; default: the corpus's ``docs.tsv``).
         settings: a :class:`~metaeval.stats.settings.Settings` (the command line builds one); the
             options above and those in ``statistics_options`` replace its values.
         statistics_options: further settings (``statistics``, ``groupings``, ``levels``,
