@@ -23,6 +23,8 @@ tie policy, and any further key the rows are grouped by):
   metrics of one ranking are one family: their p-values are adjusted together
   (:mod:`metaeval.stats.adjust`, Holm by default), ``p_value`` is the compared metric's raw
   p-value and ``p_adjusted`` its adjusted one;
+- **at or below chance**: whether the best, the character-level and the word-level
+  configuration's interval is not above its chance band (:func:`metaeval.stats.chance.at_or_below`);
 - **how much data** the compared difference needs (:mod:`metaeval.stats.power`): ``delta_se``,
   the standard deviation of the resampled differences; ``mde``, the smallest difference this
   test set detects at level ``mde_alpha`` (two-sided, unadjusted: 0.05) with 80% power, and
@@ -51,6 +53,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval.stats.adjust import adjust_p_values, check_adjustment
+from metaeval.stats.chance import at_or_below
 from metaeval.stats.defaults import ADJUST, ALPHA
 from metaeval.stats.power import detectable_difference, standard_error, units_needed
 from metaeval.stats.resampling import percentile_ci
@@ -68,6 +71,7 @@ ANSWER_COLUMNS = RANKING_KEYS + (
     "best_metric", "best_segmenter", "best_value", "best_ci_low", "best_ci_high",
     "metric", "char_value", "word_segmenter", "word_value", "delta", "delta_ci_low", "delta_ci_high",
     "p_value", "p_adjusted", "n_samples", "metrics", "char_ahead", "char_significant", "word_significant", "left_out", "note",
+    "best_at_chance", "char_at_chance", "word_at_chance",
 ) + ("delta_se", "mde", "mde_alpha", "mde_adjusted", "alpha_adjusted", "n_needed", "n_unit")  # fmt: skip
 #: The units each level's bootstrap resamples, as ``n_unit`` names them.
 UNITS = {"seg": "segments", "doc": "documents", "sys": "systems"}
@@ -197,6 +201,7 @@ def _ranking_answer(
         metric="", word_segmenter="", note="", left_out="", n_unit="",
     )  # fmt: skip
     row["left_out"] = ", ".join(m for m in constant if m in set(group["metric"]))
+    row.update(best_at_chance=_at_chance(best), char_at_chance=False, word_at_chance=False)
     tests = {}
     for metric, rows in group.groupby("metric", sort=True):
         if metric in constant:
@@ -240,6 +245,11 @@ def _power(delta: float, se: float, size: int | str, alpha: float, adjusted: flo
         "mde": detectable_difference(se, alpha), "mde_alpha": alpha, "mde_adjusted": detectable_difference(se, adjusted),
         "alpha_adjusted": adjusted, "n_needed": units_needed(delta, se, n, alpha),
     }  # fmt: skip
+
+
+def _at_chance(row: pd.Series) -> bool:
+    """Whether a results row's interval is not above its chance band (False without one)."""
+    return bool(at_or_below(row["value"], row.get("ci_low", math.nan), row.get("chance_high", math.nan)))
 
 
 def char_against_best_word(
@@ -293,7 +303,10 @@ def _char_vs_word(rows: pd.DataFrame, samples: "np.ndarray | None", selection: b
     def result(r: pd.Series) -> Correlation:
         return Correlation(float(r["value"]), samples=samples[r.name] if with_samples else None)  # type: ignore[index]
 
-    return char_against_best_word(result(char.iloc[0]), {str(r["segmenter"]): result(r) for _, r in words.iterrows()}, selection)
+    out = char_against_best_word(result(char.iloc[0]), {str(r["segmenter"]): result(r) for _, r in words.iterrows()}, selection)
+    word = words[words["segmenter"].astype(str) == out["word_segmenter"]].iloc[0]
+    out.update(char_at_chance=_at_chance(char.iloc[0]), word_at_chance=_at_chance(word))
+    return out
 
 
 __all__ = [

@@ -19,6 +19,7 @@ def cmd_correlate(args: argparse.Namespace) -> int:
     from metaeval.answer import answer, granularity_free
     from metaeval.api import configs_from_table, correlate, read_scores, read_subsets
     from metaeval.subsets import unit_sizes
+    from metaeval.stats.evaluate import tie_free_references
 
     if args.by and not args.docs:
         raise UsageError(f"correlate: --by {args.by} needs the file of segments that holds the column: --docs FILE")
@@ -45,7 +46,7 @@ def cmd_correlate(args: argparse.Namespace) -> int:
         write_comparisons(args, scores, judgments, results, settings, subsets)
     summary = answer(results, samples, left_out=granularity_free(scores), adjust=settings.adjust, sizes=unit_sizes(subsets, seg_ids),
                      resample=settings.resample)  # fmt: skip
-    emit_results(results, signature, args, "ranked", summary)
+    emit_results(results, signature, args, "ranked", summary, tie_free_references(scores, judgments, split_list(args.kind) or None, settings))
     return 0
 
 

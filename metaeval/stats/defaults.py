@@ -28,6 +28,9 @@ REFIT_EPSILON = True
 #: Permutations of soft pairwise accuracy (WMT24) and its seed of its own.
 PERMUTATIONS = 1000
 PERMUTATION_SEED = 12345
+#: Permutations of metric scores behind each chance level and its band (0: none), and their seed of their own.
+CHANCE_PERMUTATIONS = 200
+CHANCE_SEED = 12345
 #: Significance level of the clusters and paired tests.
 ALPHA = 0.05
 #: Power at which the answer gives the smallest detectable difference and the data it needs.
@@ -36,7 +39,7 @@ POWER = 0.8
 ADJUST = "holm"
 
 __all__ = [
-    "ADJUST", "ALPHA", "AVERAGE", "BOOTSTRAP", "CI", "PAIR_GROUPS", "PERMUTATIONS", "PERMUTATION_SEED", "POWER", "REFIT_EPSILON",
-    "RESAMPLE", "SEED",
+    "ADJUST", "ALPHA", "AVERAGE", "BOOTSTRAP", "CHANCE_PERMUTATIONS", "CHANCE_SEED", "CI", "PAIR_GROUPS", "PERMUTATIONS",
+    "PERMUTATION_SEED", "POWER", "REFIT_EPSILON", "RESAMPLE", "SEED",
     "TIE_POLICY", "UNDEFINED",
 ]  # fmt: skip
