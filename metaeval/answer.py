@@ -22,7 +22,8 @@ tie policy, and any further key the rows are grouped by):
   word level, and how many differences are significant (adjusted p <= alpha) each way. The
   metrics of one ranking are one family: their p-values are adjusted together
   (:mod:`metaeval.stats.adjust`, Holm by default), ``p_value`` is the compared metric's raw
-  p-value and ``p_adjusted`` its adjusted one;
+  p-value and ``p_adjusted`` its adjusted one. A p-value of 0 (no resample crossed) is
+  written as the bound 1/(B+1), with ``p_bound`` true;
 - **at or below chance**: whether the best, the character-level and the word-level
   configuration's interval is not above its chance band (:func:`metaeval.stats.chance.at_or_below`);
 - **how much data** the compared difference needs (:mod:`metaeval.stats.power`): ``delta_se``,
@@ -70,7 +71,7 @@ RANKING_KEYS = ("dataset", "judgment_kind", "level", "statistic", "grouping", "t
 ANSWER_COLUMNS = RANKING_KEYS + (
     "best_metric", "best_segmenter", "best_value", "best_ci_low", "best_ci_high",
     "metric", "char_value", "word_segmenter", "word_value", "delta", "delta_ci_low", "delta_ci_high",
-    "p_value", "p_adjusted", "n_samples", "metrics", "char_ahead", "char_significant", "word_significant", "left_out", "note",
+    "p_value", "p_adjusted", "p_bound", "n_samples", "metrics", "char_ahead", "char_significant", "word_significant", "left_out", "note",
     "best_at_chance", "char_at_chance", "word_at_chance",
 ) + ("delta_se", "mde", "mde_alpha", "mde_adjusted", "alpha_adjusted", "n_needed", "n_unit")  # fmt: skip
 #: The units each level's bootstrap resamples, as ``n_unit`` names them.
@@ -209,6 +210,8 @@ def _ranking_answer(
         test = _char_vs_word(rows, samples, selection=adjust != "none")
         if test is not None:
             tests[metric] = test
+    for test in tests.values():
+        _p_floor(test)
     if not tests:
         has_char = (group["segmenter"] == CHARACTER_LEVEL).any()
         row["note"] = "no word-level segmenter to compare with" if has_char else f"no {CHARACTER_LEVEL!r} configuration"
@@ -245,6 +248,15 @@ def _power(delta: float, se: float, size: int | str, alpha: float, adjusted: flo
         "mde": detectable_difference(se, alpha), "mde_alpha": alpha, "mde_adjusted": detectable_difference(se, adjusted),
         "alpha_adjusted": adjusted, "n_needed": units_needed(delta, se, n, alpha),
     }  # fmt: skip
+
+
+def _p_floor(test: dict[str, Any]) -> None:
+    """A p-value of 0 (no resample of B crossed) becomes the bound 1/(B+1), the smallest a
+    bootstrap of B resamples can support (Davison & Hinkley 1997, Monte Carlo tests), with ``p_bound`` true."""
+    n = test.get("n_samples") or 0
+    test["p_bound"] = bool(n > 0 and test["p_value"] == 0.0)
+    if test["p_bound"]:
+        test["p_value"] = 1.0 / (n + 1)
 
 
 def _at_chance(row: pd.Series) -> bool:

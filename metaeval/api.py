@@ -28,23 +28,13 @@ from metaeval.paths import check_input_file
 from metaeval.metrics import DEFAULT_METRICS, higher_is_better
 from metaeval.scoretable import ConfigScores
 from metaeval.scoring import LEVELS, ScoreResult, score_corpus
+from metaeval.segmenting import DEFAULT_SEGMENTERS, default_segmenters
 from metaeval.stats.settings import PORTED_OPTIONS, Settings
 from metaeval.subsets import evaluate_by, read_subsets
 from metaeval.versions import package_versions
 
-#: Segmenters suited to each target language (docs/design.md, "Segmenters"; Li et al. 2011's rows).
-DEFAULT_SEGMENTERS = {
-    "zh": ("char", "cjk-char", "jieba", "pkuseg"),
-    "ja": ("char", "cjk-char", "mecab"),
-}
-FALLBACK_SEGMENTERS = ("char", "13a")
 #: The fields of :class:`~metaeval.stats.settings.Settings`, which every meta-evaluating function takes as keywords.
 SETTINGS_FIELDS = frozenset(f.name for f in fields(Settings)) | frozenset(PORTED_OPTIONS)
-
-
-def default_segmenters(target_lang: str) -> tuple[str, ...]:
-    """The segmenters ``metaeval run`` uses for a target language."""
-    return DEFAULT_SEGMENTERS.get(target_lang.split("-")[0].lower(), FALLBACK_SEGMENTERS)
 
 
 def check_names(segmenters: Sequence[Any], metrics: Sequence[Any]) -> None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence, cast
 
@@ -57,6 +58,9 @@ FALLBACK_SEGMENTERS = ("char", "13a")
 #: references: about 1.1 characters a token at the bottom, beyond words at the top.
 SUBWORD_LADDER = (("unigram", (1.1, 1.5, 2.0, 3.0)), ("bpe", (1.1, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0)))
 FAMILIES = ("characters", "words", "subwords")
+#: The model hash and the number of pieces in a subword segmenter's signature.
+MODEL_HASH = re.compile(r"\|model:sha256=([0-9a-f]+)")
+PIECES = re.compile(r"\|pieces:(\d+)")
 #: Word order whose character equivalent is reported (Denoual & Lepage's N = 4).
 EQUIVALENCE_N = 4
 
@@ -79,6 +83,8 @@ class SweepResult:
 
     - ``granularities``: name, family, chars_per_token, tokens, characters, signature;
     - ``skipped``: name and reason of each segmenter that could not run here;
+    - ``collapsed``: subword sizes that learnt the same model (same model hash) as a smaller
+      one: one point, the first, with the note which sizes collapsed;
     - ``results``: the ResultTable of :func:`metaeval.stats.evaluate.evaluate`, with ``family`` and
       ``chars_per_token`` of the row's segmenter;
     - ``equivalence``: per granularity, M equivalent to N = 4 and ranking agreement;
@@ -95,6 +101,8 @@ class SweepResult:
     boundaries: pd.DataFrame
     signature: dict[str, Any] = field(default_factory=dict)
     answer: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: granularities that learnt the same model as an earlier one (name, same_as, pieces): one point
+    collapsed: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["name", "same_as", "pieces"]))
 
 
 def default_segmenters(target_lang: str) -> tuple[str, ...]:
@@ -215,12 +223,20 @@ def sweep(
     orders = EquivalenceSettings(max_word_order=EQUIVALENCE_N)
     char_orders = order_scores(corpus, "char", orders.max_char_order) if equivalence else None
 
-    rows, configs, bounds, equiv = [], [], {}, []
+    rows, configs, bounds, equiv, collapsed = [], [], {}, [], []
+    models: dict[str, str] = {}  # model hash -> the first granularity that learnt it
     for i, seg in enumerate(segs):
+        label = segmenter_label(seg)
+        model = MODEL_HASH.search(seg.signature())
+        if model is not None and model.group(1) in models:  # the same pieces as a smaller size: one point
+            pieces = PIECES.search(seg.signature())
+            collapsed.append({"name": label, "same_as": models[model.group(1)], "pieces": int(pieces.group(1)) if pieces else None})
+            continue
+        if model is not None:
+            models[model.group(1)] = label
         cache = SegmentationCache(cache_dir)  # one per granularity: memory is freed as we go
         tokens = cache.segment(seg, texts)
         mean, n_tokens, n_chars = chars_per_token(tokens)
-        label = segmenter_label(seg)
         rows.append(Granularity(label, family_of(label), seg.signature(), mean, n_tokens, n_chars))
         bounds[label] = boundaries(tokens[: len(first_ref)])
         del tokens
@@ -261,6 +277,8 @@ def sweep(
                if k not in ("statistics", "n_bootstrap", "seed") and v != getattr(Settings(), k)}
     if changed:  # every other option that changes a number, where it is not the default
         signature["options"] = changed
+    if collapsed:
+        signature["collapsed"] = {c["name"]: c["same_as"] for c in collapsed}
     return SweepResult(
         dataset=corpus.name,
         granularities=granularities,
@@ -270,6 +288,7 @@ def sweep(
         boundaries=pd.DataFrame(boundary_rows, columns=["a", "b", "f1"]),
         signature=signature,
         answer=summary,
+        collapsed=pd.DataFrame(collapsed, columns=["name", "same_as", "pieces"]),
     )
 
 

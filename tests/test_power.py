@@ -128,7 +128,6 @@ def test_the_answer_table_shows_the_numbers_and_says_how_they_are_made():
     assert section is not None
     cells = dict(zip(section.columns, section.rows[0]))
     assert cells["MDE"] == f"{summary.mde.iloc[0]:.3f}"
-    assert cells["n needed"] == f"{int(summary.n_needed.iloc[0]):,} seg"
     legend = " ".join(answer_legend(summary, {"n_bootstrap": 500}))
     assert "80% power at alpha = 0.05" in legend and "n x (MDE / delta)^2" in legend
 

@@ -121,7 +121,14 @@ def test_command_writes_the_same_files_twice_and_refuses_to_overwrite(small_corp
     args = ["sweep", str(small_corpus), "-s", "char", "-s", "jieba", "--subword", "spm:vocab=1200,type=unigram",
             "-m", "bleu", "--bootstrap", "20", "-q", "--jobs", "1", "--no-equivalence"]  # fmt: skip
     assert main(args + ["--out", str(tmp_path / "a")]) == 0
+    printed = capsys.readouterr().out
     assert main(args + ["--out", str(tmp_path / "b")]) == 0
+    # the verdict is printed, then where the files went; summary.md opens with it and ends with the signature
+    verdict = printed[: printed.index(f"\nwrote {tmp_path / 'a'}:\n")].splitlines()
+    assert verdict and all(line.startswith(("Segment level (esa", "System level (esa")) for line in verdict), printed
+    summary = (tmp_path / "a" / "summary.md").read_text(encoding="utf-8")
+    assert summary.index("## ") == summary.index("## Verdict") and f"- {verdict[0][:40]}" in summary
+    assert summary.rindex("Signature:") > summary.rindex("## ") and summary.rstrip().endswith("```")
     names = sorted(p.name for p in (tmp_path / "a").iterdir())
     assert names == sorted(["curve.png", "summary.md", "answer.tsv", "results.tsv", "granularities.tsv", "best.tsv", "spread.tsv",
                             "boundaries.tsv", "equivalence.tsv", "signature.json"])  # fmt: skip
@@ -131,3 +138,23 @@ def test_command_writes_the_same_files_twice_and_refuses_to_overwrite(small_corp
     assert main(args + ["--out", str(tmp_path / "a")]) == 2
     assert "exists; pass --overwrite" in capsys.readouterr().err
     assert main(["sweep", str(small_corpus), "--out", str(tmp_path / "c"), "--subword", "spm:vocab=10,type=word"]) == 2
+
+
+def test_sizes_that_learn_the_same_model_are_one_point(small_corpus: Path) -> None:
+    """On 40 paragraphs a unigram model finds 1,279 pieces at most: asked for 2000 or 3000, both
+    sizes learn the same model (same hash), so the sweep draws one point and says which collapsed."""
+    corpus, judgments = corpora.read(small_corpus)
+    sizes = ["spm:vocab=2000,type=unigram", "spm:vocab=3000,type=unigram"]
+    from metaeval.scoring import reference_lines
+
+    refs = reference_lines(corpus)
+    hashes = {s: sweep_module.MODEL_HASH.search(segmenters.get(s, training_text=refs).signature()).group(1) for s in sizes}
+    assert hashes[sizes[0]] == hashes[sizes[1]]  # checked by hand before the sweep draws its conclusion
+    result = sweep(corpus, judgments, segmenters=["char"], subwords=sizes, metrics=["bleu"], n_bootstrap=0, equivalence=False)
+    assert list(result.granularities["name"]) == ["char", sizes[0]]
+    assert set(result.results["segmenter"]) == {"char", sizes[0]}
+    assert result.collapsed.values.tolist() == [[sizes[1], sizes[0], 1279]]
+    assert result.signature["collapsed"] == {sizes[1]: sizes[0]}
+    from metaeval.report.sweep import summary_markdown
+
+    assert "Sizes that learnt the same model as a smaller one" in summary_markdown(result)

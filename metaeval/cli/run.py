@@ -6,7 +6,8 @@ import argparse
 import sys
 
 from metaeval.cli.common import (
-    RESULT_FORMATS, add_by_options, add_corpus_options, add_judgment_options, check_output, progress_bar, split_list,
+    RESULT_FORMATS, add_by_options, add_corpus_options, add_format_option, add_judgment_options, check_output, progress_bar,
+    split_list,
 )  # fmt: skip
 from metaeval.cli.options import add_comparison_options, add_statistics_options, settings_from_args, write_comparisons
 
@@ -31,7 +32,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.comparisons:
         write_comparisons(args, study.configs, study.judgments, study.results, settings, study.subsets)
     if args.out:
-        study.write(args.out, args.overwrite)
+        from metaeval.report.outputs import RUN_OUTPUTS
+
+        folder = study.write(args.out, args.overwrite)
+        print(f"metaeval: wrote {folder}: {', '.join(RUN_OUTPUTS)}", file=sys.stderr)
     text = study.leaderboard(args.format, args.layout)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
@@ -43,9 +47,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_judgment_options(p)
     add_statistics_options(p)
     add_comparison_options(p)
-    p.add_argument("--format", "-f", choices=RESULT_FORMATS, default="text")
+    add_format_option(p, RESULT_FORMATS, "text")
     p.add_argument("--layout", choices=("table", "ranked"), default="table",
-                   help="table: rows segmenters, columns metrics (Li et al. 2011); ranked: configurations by value")
+                   help="table (default): rows segmenters, columns metrics (Li et al. 2011); ranked: configurations by value")
     p.add_argument("--out", help="folder for results.tsv/json, scores.tsv, leaderboard.md/html")
     p.add_argument("--overwrite", action="store_true", help="replace existing files in --out")
     p.add_argument("--doc-level", action="store_true",

@@ -34,6 +34,11 @@ def cmd_study(args: argparse.Namespace) -> int:
     log = (lambda line: print(f"metaeval study: {line}", file=sys.stderr, flush=True)) if progress else None
     with workers(args.jobs, args.scheduler) as (executor, jobs):
         result = run_study(spec, out=out, jobs=jobs, executor=executor, cache_dir=args.cache_dir, progress=progress, log=log)
+    from metaeval.report.verdict import verdict_lines
+
+    for line in verdict_lines(result.answer, by_dataset={d.name: study.signature for d, study in result.runs}):
+        print(line)
+    print(f"\nwrote {out}:")
     for path in result.files:
         print(path)
     return 0

@@ -36,14 +36,25 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             kinds=split_list(args.kind) or None, settings=settings, executor=executor, cache_dir=args.cache_dir,
             equivalence=not args.no_equivalence, progress=progress,
         )  # fmt: skip
-    for path in write_sweep(result, Path(args.out), overwrite=args.overwrite):
+    from metaeval.report.verdict import verdict_lines
+
+    paths = write_sweep(result, Path(args.out), overwrite=args.overwrite)
+    for line in verdict_lines(result.answer, result.signature):
+        print(line)
+    print(f"\nwrote {args.out}:")
+    for path in paths:
         print(path)
     return 0
 
 
+#: The metrics of a sweep without -m, named here without importing the sweep (metaeval.sweep.DEFAULT_METRICS).
+SWEEP_METRICS = ("bleu", "nist", "meteor", "gtm", "1-ter")
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sweep", help="every granularity from characters through subwords to words, as a curve")
-    add_corpus_options(p)
+    add_corpus_options(p, "default: char and every word segmenter of the target language installed here (metaeval.sweep.SEGMENTERS)",
+                       SWEEP_METRICS)  # fmt: skip
     add_judgment_options(p)
     add_statistics_options(p)
     p.add_argument("--out", required=True, help="folder for curve.png, summary.md and the TSV tables")

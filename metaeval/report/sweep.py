@@ -28,6 +28,7 @@ from metaeval.report.files import write_atomic
 from metaeval.report.plots import curve_panels
 from metaeval.report.results import flatten_signature, fmt_ci, fmt_number, to_json
 from metaeval.report.text import render_markdown
+from metaeval.report.verdict import verdict_lines
 from metaeval.stats.adjust import CONTROLS
 from metaeval.stats.defaults import ADJUST
 from metaeval.sweep import SweepResult, best_granularities, dictionary_spread
@@ -84,11 +85,14 @@ def figure(result: SweepResult, path: "str | Path", overwrite: bool = False) -> 
 
 
 def summary_markdown(result: SweepResult) -> str:
-    """``summary.md``: every table of the sweep."""
+    """``summary.md``: the verdict (:func:`metaeval.report.verdict.verdict_lines`), every table of
+    the sweep, and the signature last."""
     granularities = result.granularities.sort_values(["chars_per_token", "name"]).drop(columns="signature")
     sections = [frame_section("Granularities (mean characters per token over references and system outputs)", granularities)]
     if len(result.skipped):
         sections.append(frame_section("Segmenters that cannot run here", result.skipped))
+    if len(result.collapsed):
+        sections.append(frame_section("Sizes that learnt the same model as a smaller one (one point: same_as)", result.collapsed))
     sections += [frame_section(f"Curve: {title}", table) for title, table in curve_tables(result)]
     best = best_granularities(result.results)
     if len(best):
@@ -102,7 +106,8 @@ def summary_markdown(result: SweepResult) -> str:
         sections.append(frame_section("Denoual & Lepage equivalence over the ladder: character order M equivalent to N = 4", result.equivalence))
     if len(result.answer):
         sections.append(frame_section(answer_title(result.signature), result.answer[list(ANSWER_SHOWN)]))
-    return render_markdown(f"Granularity sweep: {result.dataset}", flatten_signature(result.signature), sections)
+    return render_markdown(f"Granularity sweep: {result.dataset}", flatten_signature(result.signature), sections,
+                           verdict=verdict_lines(result.answer, result.signature), signature_last=True)  # fmt: skip
 
 
 #: The answer's columns in the summary (answer.tsv has them all).
