@@ -24,7 +24,7 @@ LAYERS = (
     ("scoring", ("metaeval.scoring", "metaeval.scoreresult", "metaeval.reuse", "metaeval.statsstore", "metaeval.segmenting",
                  "metaeval.equivalence")),
     ("statistics", ("metaeval.stats",)),
-    ("analysis", ("metaeval.answer", "metaeval.doclevel", "metaeval.slope", "metaeval.studyspec", "metaeval.sweep",
+    ("analysis", ("metaeval.answer", "metaeval.doclevel", "metaeval.slope", "metaeval.subsets", "metaeval.studyspec", "metaeval.sweep",
                   "metaeval.systemrank")),
     ("report", ("metaeval.report",)),
     ("api", ("metaeval.api", "metaeval.studies", "metaeval.systems")),

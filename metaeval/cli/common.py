@@ -128,6 +128,16 @@ def add_judgment_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--human-sys", help="system-level human scores TSV (system + one column per kind)")
 
 
+def add_by_options(p: argparse.ArgumentParser, docs: str | None) -> None:
+    """``--by COLUMN`` (every statistic per value of a column of the file of segments) and, when
+    ``docs`` says where that file is by default, ``--docs FILE``."""
+    p.add_argument("--by", metavar="COLUMN",
+                   help="also compute every statistic and the answer per value of this column of docs.tsv (e.g. domain), "
+                   "on the segments of each value alone, beside all segments (subset 'all')")
+    if docs is not None:
+        p.add_argument("--docs", metavar="FILE", help=f"the file of segments --by reads: seg_id (or line_idx) and columns ({docs})")
+
+
 def add_output_options(p: argparse.ArgumentParser, formats: Sequence[str], default: str) -> None:
     add_format_option(p, formats, default)
     p.add_argument("--output", "-o", help="write to this file (atomically) instead of standard output")
@@ -234,7 +244,8 @@ def emit_results(results, signature: dict, args: argparse.Namespace, layout: str
 
 
 __all__ = [
-    "MAX_JOBS", "RESULT_FORMATS", "SCORE_FORMATS", "Parser", "add_corpus_options", "add_execution_options", "add_format_option", "default_segmenters_text",
+    "MAX_JOBS", "RESULT_FORMATS", "SCORE_FORMATS", "Parser", "add_by_options", "add_corpus_options", "add_execution_options",
+    "add_format_option", "default_segmenters_text",
     "add_judgment_options", "add_output_options", "bootstrap_count", "check_output", "csv_options", "emit",
     "emit_results", "jobs", "load_judgments", "non_negative", "number", "positive", "progress_bar", "split_list",
     "table_text",

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from metaeval.cli.common import add_execution_options, progress_bar
+from metaeval.cli.common import add_by_options, add_execution_options, progress_bar
 from metaeval.cli.options import add_statistics_options, given_options, settings_from_args
 
 
@@ -23,6 +23,8 @@ def cmd_study(args: argparse.Namespace) -> int:
     if options:
         spec = spec.with_options(options)
         check_spec(spec)
+    if args.by:
+        spec = spec.with_by(args.by)
     out = output_folder(spec, args.out)
     if args.cache_dir:
         from metaeval.paths import check_writable_folder
@@ -50,6 +52,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_execution_options(p)
     p.add_argument("--cache-dir", help="keep computed pieces here (default: OUT/store); a rerun computes only what changed")
     add_statistics_options(p)
+    add_by_options(p, None)
     p.set_defaults(func=cmd_study)
 
 

@@ -2,10 +2,11 @@
 and the signature in one line.
 
 - :func:`answer_section`: the answer of :func:`metaeval.answer.answer` as a table with one
-  row per ranking (human score, level, statistic): the best configuration, then character
-  level against the best word level on one metric with delta, 95% interval, p-value and
-  adjusted p-value, and the tally over metrics. :func:`answer_legend` says how to read it,
-  naming the family and the adjustment (:func:`adjustment`, from the signature).
+  row per ranking (human score, level, statistic; per subset with ``--by``): the best
+  configuration, then character level against the best word level on one metric with delta,
+  95% interval, p-value and adjusted p-value, how much data that difference needs, and the
+  tally over metrics. :func:`answer_legend` says how to read it, naming the family and the
+  adjustment (:func:`adjustment`, from the signature).
 - :func:`context_line`: dataset size from the signature.
 - :func:`signature_line`: the signature in one line (the full one is in JSON and ``--out``).
 """
@@ -21,6 +22,7 @@ from metaeval.report.layout import AT_CHANCE, AT_CHANCE_NOTE, Section
 from metaeval.stats.adjust import ADJUSTMENTS, CONTROLS
 from metaeval.report.results import fmt_number, plain
 from metaeval.report.verdict import adjusted_p_text, p_text as _p_text, signed as _signed
+from metaeval.subsets import SUBSET
 
 ANSWER_TITLE = "Answer: character level (char) against the best word level"
 #: Groupings that need no mention next to the statistic (the default ones).
@@ -39,13 +41,18 @@ def _value(value: float, digits: int, at_chance: Any) -> str:
     return fmt_number(value, digits) + (AT_CHANCE if _flag(at_chance) else "")
 
 
-def answer_section(answer: pd.DataFrame, digits: int = 3) -> Section | None:
-    """The answer as one table; None when there is nothing to show."""
+def answer_section(answer: pd.DataFrame, digits: int = 3, subset_label: str = "subset") -> Section | None:
+    """The answer as one table; None when there is nothing to show. With ``--by`` the first
+    column is the subset, headed ``subset_label`` (the column the subsets come from)."""
     if answer is None or answer.empty:
         return None
-    columns = ("human", "level", "statistic", "best configuration", "char vs best word level", "delta", "95% CI", "p",
-               "p adjusted", "char ahead", "significant char:word")  # fmt: skip
-    numeric = (False, False, False, False, False, True, False, True, True, True, True)
+    columns: tuple[str, ...] = ("human", "level", "statistic", "best configuration", "char vs best word level", "delta",
+                                "95% CI", "p", "p adjusted", "MDE", "char ahead",
+                                "significant char:word")  # fmt: skip
+    numeric: tuple[bool, ...] = (False, False, False, False, False, True, False, True, True, True, True, True)
+    by = SUBSET in answer.columns
+    if by:
+        columns, numeric = (subset_label, *columns), (False, *numeric)
     rows = []
     for r in answer.itertuples(index=False):
         statistic = r.statistic if r.grouping in _PLAIN_GROUPINGS else f"{r.statistic} ({r.grouping})"
@@ -60,11 +67,16 @@ def answer_section(answer: pd.DataFrame, digits: int = 3) -> Section | None:
             tally = f"{int(r.char_ahead)} of {int(r.metrics)}"
             significant = f"{int(r.char_significant)}:{int(r.word_significant)}" if math.isfinite(r.p_value) else ""
             adjusted = adjusted_p_text(r._asdict()) if "p_adjusted" in answer.columns else ""
-            cells = (versus, _signed(r.delta, digits), ci, _p_text(r.p_value, r.n_samples), adjusted, tally, significant)
+            power = ("",)
+            if "mde" in answer.columns and math.isfinite(r.mde):
+                power = (fmt_number(r.mde, digits),)
+            cells = (versus, _signed(r.delta, digits), ci, _p_text(r.p_value, r.n_samples), adjusted, *power, tally, significant)
         else:
-            cells = (r.note, "", "", "", "", "", "")
-        rows.append((r.judgment_kind, r.level, statistic, best) + cells)
-    return Section((("dataset", ANSWER_TITLE),), columns, tuple(rows), numeric, nowrap=(3, 4, 5, 6))
+            cells = (r.note, "", "", "", "", "", "", "")
+        row = (r.judgment_kind, r.level, statistic, best) + cells
+        rows.append((str(getattr(r, SUBSET)), *row) if by else row)
+    nowrap = tuple(i + by for i in (3, 4, 5, 6))
+    return Section((("dataset", ANSWER_TITLE),), columns, tuple(rows), numeric, nowrap=nowrap)
 
 
 def adjustment(signature: Mapping[str, Any] | None) -> str | None:
@@ -103,6 +115,14 @@ def answer_legend(answer: pd.DataFrame, signature: Mapping[str, Any] | None) -> 
         "char ahead: metrics where char beats the best word level; significant: how many of those differences "
         "have adjusted p <= 0.05, for char : for words.",
     ]
+    if "mde" in answer.columns and answer["mde"].notna().any():
+        lines.append(
+            "MDE: the smallest |delta| this test set detects with 80% power at alpha = 0.05 (two-sided, unadjusted): "
+            "(1.96 + 0.84) x the bootstrap standard error of delta. answer.tsv adds mde_adjusted, the same at the family's "
+            "level alpha / m (m metrics in the row; alpha without adjustment), and n_needed: the segments (documents; "
+            "systems when systems are resampled) at which the observed delta would be detected with 80% power, "
+            "n x (MDE / delta)^2, the standard error taken to shrink as 1/sqrt(n) (normal approximation)."
+        )
     left_out = sorted({m for text in answer["left_out"].fillna("") for m in str(text).split(", ") if m})
     if left_out:
         lines.append(f"Left out: {', '.join(left_out)} (its value does not depend on where the text is split).")

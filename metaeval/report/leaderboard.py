@@ -122,7 +122,9 @@ def render(
     heading = title if title is not None else _default_title(table, sig)
     if answer is None:
         answer = compute_answer(table)
-    lead = [s for s in (answer_section(answer, digits),) if s is not None]
+    by = (sig or {}).get("by")
+    lead = [s for s in (answer_section(answer, digits, by.get("column", "subset") if isinstance(by, Mapping) else "subset"),)
+            if s is not None]  # fmt: skip
     intro = [line for line in (context_line(sig, table),) if line]
     parts = sections(table, layout, digits, adjustment(sig), tie_free)
     verdict, glossary = verdict_lines(answer, sig, digits), glossary_lines(table, answer)
