@@ -4,7 +4,9 @@ best word level, with the size of the difference, its interval and its significa
 For each ranking of a ResultTable (same dataset, judgment kind, level, statistic, grouping and
 tie policy, and any further key the rows are grouped by):
 
-- **best**: the configuration with the highest value;
+- **best**: the configuration with the highest value among the metrics whose value depends on
+  segmentation (the left-out ones below; among all metrics when every one is left out), so that
+  a granularity-free metric cannot be named best by a rounding-level difference;
 - **compared metric**: the metric of the best configuration among the metrics whose value
   depends on segmentation (a metric with the same value at every segmenter says nothing about
   granularity and is left out, as is one that sees characters only, such as chrF, which
@@ -193,7 +195,8 @@ def _ranking_answer(
     size: int | str = "",
 ) -> dict:
     ordered = group.sort_values(["value", "metric", "segmenter"], ascending=[False, True, True], kind="mergesort")
-    best = ordered.iloc[0]
+    compared = ordered[~ordered["metric"].isin(list(constant))]
+    best = (compared if not compared.empty else ordered).iloc[0]
     row: dict[str, Any] = {c: math.nan for c in ANSWER_COLUMNS}
     row.update(key)
     row.update(

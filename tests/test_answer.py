@@ -23,13 +23,20 @@ def _row(metric: str, segmenter: str, value: float) -> dict:
 
 def test_chrf_is_left_out_even_where_segmenters_keep_different_characters() -> None:
     # chrF differs a little between char and jieba (char drops invisible characters), and its
-    # jieba configuration is the best of the ranking: the comparison is made on BLEU.
+    # jieba configuration has the highest value of the ranking: it is left out of the best
+    # configuration too, and the comparison is made on BLEU.
     results = pd.DataFrame([_row("chrf", "char", 0.4975), _row("chrf", "jieba", 0.4976),
                             _row("bleu", "char", 0.40), _row("bleu", "jieba", 0.30)])  # fmt: skip
     [row] = answer(results).to_dict("records")
-    assert (row["best_metric"], row["best_segmenter"]) == ("chrf", "jieba")
+    assert (row["best_metric"], row["best_segmenter"]) == ("bleu", "char")
     assert (row["metric"], row["word_segmenter"], row["left_out"], row["metrics"]) == ("bleu", "jieba", "chrf", 1)
     assert math.isclose(row["delta"], 0.10)
+
+
+def test_the_best_configuration_falls_back_to_every_metric_when_all_are_left_out() -> None:
+    results = pd.DataFrame([_row("chrf", "char", 0.4975), _row("chrf", "jieba", 0.4976)])
+    [row] = answer(results).to_dict("records")
+    assert (row["best_metric"], row["best_segmenter"], row["left_out"]) == ("chrf", "jieba", "chrf")
 
 
 def test_granularity_free_joins_identical_scores_and_character_only_metrics() -> None:
