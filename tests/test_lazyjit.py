@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from tests.test_cli import small_corpus
+from tests.timing import run
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 def _python(code: str, *paths: Path) -> dict:
     """Run ``code`` in a fresh interpreter (numba not yet imported); it prints one JSON line."""
     env_path = ":".join(str(p) for p in (REPO, *paths))
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=REPO,
+    proc = run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=REPO,
                           env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"}, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])

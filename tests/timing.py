@@ -6,10 +6,11 @@ seconds a fresh interpreter takes to import what a ``metaeval`` command imports 
 three starts), over :data:`IDLE_START_SECONDS`. Other processes' load, coverage measurement (it
 runs in every process the tests start) and a slower CPU all raise it; it is never below 1.
 
-:func:`scaled` multiplies a limit by it; :func:`run` and :func:`communicate` wait that long for a
-process and fail with one message naming the command, the limit and the slowdown; :func:`within`
-checks a duration against a scaled limit and, before failing, measures the slowdown again (the load
-changes during a long test run).
+:func:`scaled` multiplies a limit by it. :func:`run` and :func:`communicate` wait that long for a
+process and fail with one message naming the command, the limit and the slowdown; :func:`popen`
+starts a process once the slowdown is measured, so that the process does not slow the measurement.
+:func:`within` checks a duration against a scaled limit and, before failing, measures the slowdown
+again (the load changes during a long test run).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 #: what a ``metaeval run`` imports before it reads data
 START = "import metaeval.cli, numpy, pandas"
 #: wall-clock seconds of ``python -c START`` on the idle 2-core machine the limits were written
-#: for: its user + system time there, 0.38 to 0.52 CPU-s in 14 starts (a process with a core to
+#: for: its user + system time there, 0.38 to 0.57 CPU-s in 14 starts (a process with a core to
 #: itself takes its CPU time)
 IDLE_START_SECONDS = 0.45
 
@@ -72,6 +73,13 @@ def run(argv: Sequence[Any], *, timeout: float, **kwargs: Any) -> subprocess.Com
         return subprocess.run([str(a) for a in argv], timeout=limit, **kwargs)
     except subprocess.TimeoutExpired:
         _timed_out(argv, limit, timeout)
+
+
+def popen(argv: Sequence[Any], **kwargs: Any) -> subprocess.Popen:
+    """``subprocess.Popen(argv, **kwargs)``, once the slowdown is measured (so that the
+    measurement does not include this process's own load)."""
+    slowdown()
+    return subprocess.Popen([str(a) for a in argv], **kwargs)
 
 
 def communicate(process: subprocess.Popen, *, timeout: float) -> tuple[Any, Any]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import shutil
 import struct
-import subprocess
 import tempfile
 
 import pytest
 
 from metaeval.report import render
+from tests.timing import run
 
 BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
 
@@ -21,7 +21,7 @@ def test_headless_screenshot_of_the_html_page(tmp_path, results, signature):
     page.write_text(render(results, signature, "html", layout="ranked"), encoding="utf-8")
     shot = tmp_path / "board.png"
     profile = tempfile.mkdtemp(dir=tmp_path)
-    done = subprocess.run(
+    done = run(
         [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
          f"--screenshot={shot}", "--window-size=1200,1600", page.as_uri()],
