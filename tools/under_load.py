@@ -7,9 +7,10 @@ For the whole check one busy loop per CPU runs at normal priority, as other jobs
 machine would. Each round is one ``python -m pytest`` run of the tests (by default
 :data:`SLOW_PROCESS_TESTS`: those that start ``metaeval`` or Python processes, wait for them with
 time limits and take seconds each), with coverage measurement as the README's test command runs
-them unless ``--no-cov`` (the data go to a temporary folder). Before each round the slowdown that
+them unless ``--no-cov`` (the data and pytest's temporary files go to a temporary folder). Before each round the slowdown that
 scales the tests' limits (``tests/timing.py``) is measured and printed with the load average.
-Prints each round's counts and failed tests, then the totals; exits 1 if any test failed or erred.
+Prints each round's counts and failed tests with pytest's ``E`` lines, then the totals, and keeps
+each round's whole output in a temporary folder it names; exits 1 if any test failed or erred.
 """
 
 from __future__ import annotations
@@ -55,9 +56,10 @@ def start_seconds() -> float:
     return measure()
 
 
-def one_round(tests: list[str], coverage_file: Path | None) -> tuple[dict[str, int], list[str], float, str]:
-    """One pytest run: its counts, its failed and erring tests, its seconds and its last line."""
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfE", *tests]
+def one_round(tests: list[str], coverage_file: Path | None, log: Path, basetemp: Path) -> tuple[dict[str, int], list[str], float, str]:
+    """One pytest run in its own ``basetemp``, its output written to ``log``: its counts, its failed
+    and erring tests followed by the first ``E`` lines pytest reported, its seconds and its last line."""
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--basetemp={basetemp}", "-rfE", "--tb=short", *tests]
     env = dict(os.environ)
     if coverage_file is not None:
         command[4:4] = ["--cov", "--cov-report="]
@@ -65,9 +67,11 @@ def one_round(tests: list[str], coverage_file: Path | None) -> tuple[dict[str, i
     began = time.monotonic()
     done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
     seconds = time.monotonic() - began
+    log.write_text(done.stdout + done.stderr, encoding="utf-8")
     lines = done.stdout.splitlines()
     summary = lines[-1] if lines else done.stderr.strip()[-300:]
     failed = [line for line in lines if line.startswith(("FAILED ", "ERROR "))]
+    failed += [f"    {line.strip()[:300]}" for line in lines if line.startswith("E ")][:20]
     found = counts(summary)
     if done.returncode not in (0, 1) or not found:  # pytest itself failed: count it as an error
         found["error"] = found.get("error", 0) + 1
@@ -97,12 +101,14 @@ def main(argv: list[str] | None = None) -> int:
     loops = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) for _ in range(cpus)]
     totals: dict[str, int] = {}
     try:
+        logs = Path(tempfile.mkdtemp(prefix="under-load-logs-"))
+        say(f"each round's pytest output: {logs}/round-N.txt")
         with tempfile.TemporaryDirectory(prefix="under-load-") as scratch:
             for number in range(1, args.rounds + 1):
                 load = os.getloadavg()[0]
                 start = start_seconds()
                 coverage_file = None if args.no_cov else Path(scratch) / f".coverage.round{number}"
-                found, failed, seconds, summary = one_round(args.tests, coverage_file)
+                found, failed, seconds, summary = one_round(args.tests, coverage_file, logs / f"round-{number}.txt", Path(scratch) / f"round{number}")
                 for kind, n in found.items():
                     totals[kind] = totals.get(kind, 0) + n
                 say(f"round {number}: {summary.strip('= ')} (wall {seconds:.0f} s; before it: load average {load:.1f}, "
