@@ -212,7 +212,7 @@ def stage_metric_throughput(corpus, refs, hyps, specs: list[str]) -> dict[str, A
 def stage_correlation(name: str, n_bootstrap: int) -> dict[str, Any]:
     """evaluate() on the default configurations (4 segmenters x 6 metrics), bootstrap included."""
     from metaeval.api import default_segmenters
-    from metaeval.evaluate import evaluate
+    from metaeval.stats.evaluate import evaluate
     from metaeval.metrics import DEFAULT_METRICS
     from metaeval.scoring import score_corpus
 

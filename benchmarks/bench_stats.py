@@ -81,7 +81,8 @@ def load_configs():  # noqa: ANN201
 
 
 def stage_evaluate(configs, judgments, n_bootstrap: int) -> dict[str, Any]:  # noqa: ANN001
-    from metaeval.evaluate import DEFAULT_STATISTICS, evaluate
+    from metaeval.stats.evaluate import evaluate
+    from metaeval.stats.registry import DEFAULT_STATISTICS
 
     start = time.perf_counter()
     results = evaluate(configs, judgments, n_bootstrap=n_bootstrap, seed=1, clusters=True)
@@ -94,12 +95,12 @@ def stage_evaluate(configs, judgments, n_bootstrap: int) -> dict[str, Any]:  # n
 
 
 def stage_epsilon_search(configs, judgments) -> dict[str, Any]:  # noqa: ANN001
-    from metaeval.tiestats import Options, tie_statistic
+    from metaeval.stats.kendall import tie_statistic
 
     human = judgments.segment_matrix("esa", list(configs[0].systems), list(configs[0].seg_ids))
     direction = lambda c: 1.0 if c.higher_is_better else -1.0  # noqa: E731
     start = time.perf_counter()
-    ours = [tie_statistic(c.seg_scores * direction(c), human, "acc_eq", Options("item")) for c in configs]
+    ours = [tie_statistic(c.seg_scores * direction(c), human, "acc_eq", "item") for c in configs]
     ours_seconds = time.perf_counter() - start
     start = time.perf_counter()
     plain = [straightforward_acc_eq(c.seg_scores * direction(c), human) for c in configs]
@@ -115,7 +116,7 @@ def stage_epsilon_search(configs, judgments) -> dict[str, Any]:  # noqa: ANN001
 _CHILD = r"""
 import json, sys, time, tracemalloc
 import numpy as np
-from metaeval.tiestats import Options, tie_statistic
+from metaeval.stats.kendall import tie_statistic
 data = np.load(sys.argv[1])
 metric, human = data["metric"], data["human"]
 def status(field):
@@ -129,7 +130,7 @@ except OSError:
 before = status("VmRSS:")
 tracemalloc.start()
 start = time.perf_counter()
-result = tie_statistic(metric, human, "acc_eq", Options("none"))
+result = tie_statistic(metric, human, "acc_eq", "none")
 seconds = time.perf_counter() - start
 _, peak = tracemalloc.get_traced_memory()
 high = status("VmHWM:")

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks import cpu_targets
 from benchmarks.targets import _load, markdown, read_results, read_runtime, targets
 
 REPO = Path(__file__).resolve().parents[1]
@@ -124,7 +125,9 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
         "python -m benchmarks.scale     # cold and warm metaeval run against single-process segmentation, memory",
         "python -m benchmarks.large     # 10,000 lines x 50 systems (corpus built from WMT text, see its docstring)",
         "python -m benchmarks.bench     # metaeval against sacrebleu (about 20 minutes)",
-        "python -m benchmarks.targets   # the targets table below, from the stored results",
+        "python -m benchmarks.targets   # the targets tables below, from the stored results",
+        "python -m benchmarks.targets --measure   # the CPU-time targets, each measured beside what it is compared with",
+        "python -m benchmarks.stages    # CPU seconds of the fixed workload per stage, segmenter, metric and statistic",
         "python -m benchmarks.ab --base COMMIT -- MODULE ARG ...  # a command on an earlier commit and on this tree, in turn",
         "python -m benchmarks.readme    # rewrites this section from benchmarks/results.json",
         "```",
@@ -143,6 +146,11 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
         "",
         markdown(targets(results, li2011)),
     ]
+    cpu = results.get(cpu_targets.KEY)
+    if cpu:
+        out += ["", "CPU-time targets on the fixed workload (`benchmarks/workload.py`: WMT24 en-zh's default run with every "
+                "segmenter, metric and statistic written out; `python -m benchmarks.targets --measure`, key `cpu_targets`):",
+                "", cpu_targets.markdown(cpu)]
     table = sacrebleu_table(results)
     if table:
         out += ["", "Against sacrebleu (`python -m benchmarks.bench`, key `datasets`):", "", *table]

@@ -28,3 +28,10 @@ def update_keys(entries: Mapping[str, Any], path: Path) -> None:
 def update_key(key: str, entry: Any, path: Path) -> None:
     """:func:`update_keys` of one key."""
     update_keys({key: entry}, path)
+
+
+def store_and_say(key: str, entry: Any, path: Path, store: bool = True) -> None:
+    """:func:`update_key` unless ``store`` is false (a benchmark's ``--no-store``), saying where."""
+    if store:
+        update_key(key, entry, path)
+        print(f"written: {path} [{key}]")

@@ -1,6 +1,12 @@
 """The speed and memory targets against what the benchmarks stored.
 
     python -m benchmarks.targets
+    python -m benchmarks.targets --measure [--repeat 3] [--skip li2011,bleu] [--wait-quiet SECONDS]
+
+``--measure`` measures the CPU-time targets (:mod:`benchmarks.cpu_targets`: work besides
+segmentation, parallel efficiency, peak memory, the li2011 study, BLEU as whole processes), each
+beside what it is compared with in this one command, prints them and stores them under the key
+``cpu_targets``; without it, both tables are printed from what is stored.
 
 Reads ``benchmarks/results.json`` (keys ``scale``, ``large``, ``ter_setup``, written by
 ``benchmarks.scale``, ``benchmarks.large`` and ``benchmarks.ter_setup``) and the runtime that
@@ -181,7 +187,29 @@ def markdown(rows: list[Target]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    print(markdown(targets(read_results(), read_runtime())))
+    import argparse
+
+    from benchmarks import cpu_targets
+    from benchmarks.store import update_key
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--measure", action="store_true", help="measure the CPU-time targets now (about 15 minutes)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--skip", default="", help="rows not to measure: li2011, bleu (comma-separated)")
+    parser.add_argument("--wait-quiet", type=float, default=0.0, help="wait up to this many seconds for a quiet machine")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    if args.measure:
+        cpu_targets.wait_quiet(args.wait_quiet)
+        entry = cpu_targets.measure(args.repeat, {s.strip() for s in args.skip.split(",") if s.strip()})
+        print(cpu_targets.markdown(entry))
+        update_key(cpu_targets.KEY, cpu_targets.stored_entry(entry), args.out)
+        print(f"written: {args.out} [{cpu_targets.KEY}]")
+        return 0
+    results = read_results(args.out)
+    print(markdown(targets(results, read_runtime())))
+    print()
+    print(cpu_targets.markdown(results.get(cpu_targets.KEY)))
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The plain corpus folder (DESIGN.md, "File formats read").
+"""The plain corpus folder (docs/design.md, "File formats read").
 
 Layout::
 

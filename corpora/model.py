@@ -3,7 +3,7 @@
 A corpus is column-oriented: ``seg_ids[i]``, ``sources[i]``, ``references[name][i]`` and
 ``systems[name][i]`` all describe segment ``i``. Validation happens on construction, so a
 ``Corpus`` that exists is aligned. Judgments are a long table
-``seg_id, system, judge, kind, value`` (see DESIGN.md, "Data model").
+``seg_id, system, judge, kind, value`` (see docs/design.md, "Data model").
 """
 
 from __future__ import annotations

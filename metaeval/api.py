@@ -13,10 +13,8 @@ for ``--bootstrap``, ``judgments`` for ``--judgments``...); repeatable options a
 from __future__ import annotations
 
 import concurrent.futures as cf
-import platform
 import warnings
-from dataclasses import dataclass, field
-from importlib import metadata
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -25,24 +23,22 @@ import pandas as pd
 
 from metaeval.corpora.detect import UnrecognisedJudgmentFormat
 from metaeval.corpora.model import Corpus, Judgments
-from metaeval import __version__
 from metaeval.errors import DataError, UsageError
 from metaeval.paths import check_input_file
 from metaeval.metrics import DEFAULT_METRICS, higher_is_better
 from metaeval.scoretable import ConfigScores
 from metaeval.scoring import LEVELS, ScoreResult, score_corpus
+from metaeval.stats.settings import PORTED_OPTIONS, Settings
+from metaeval.versions import package_versions
 
-#: Segmenters suited to each target language (DESIGN.md; Li et al. 2011's rows).
+#: Segmenters suited to each target language (docs/design.md, "Segmenters"; Li et al. 2011's rows).
 DEFAULT_SEGMENTERS = {
     "zh": ("char", "cjk-char", "jieba", "pkuseg"),
     "ja": ("char", "cjk-char", "mecab"),
 }
 FALLBACK_SEGMENTERS = ("char", "13a")
-DEFAULT_SEED = 12345
-DEFAULT_BOOTSTRAP = 1000
-
-#: Packages whose versions go into every signature.
-SIGNATURE_PACKAGES = ("numpy", "scipy", "pandas", "sacrebleu", "jieba", "pkuseg", "fugashi", "unidic-lite", "numba")
+#: The fields of :class:`~metaeval.stats.settings.Settings`, which every meta-evaluating function takes as keywords.
+SETTINGS_FIELDS = frozenset(f.name for f in fields(Settings)) | frozenset(PORTED_OPTIONS)
 
 
 def default_segmenters(target_lang: str) -> tuple[str, ...]:
@@ -50,15 +46,37 @@ def default_segmenters(target_lang: str) -> tuple[str, ...]:
     return DEFAULT_SEGMENTERS.get(target_lang.split("-")[0].lower(), FALLBACK_SEGMENTERS)
 
 
-def package_versions() -> dict[str, str]:
-    """Versions of Python, metaeval and every package that can change a number."""
-    versions = {"python": platform.python_version(), "metaeval": __version__}
-    for name in SIGNATURE_PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
-    return versions
+def check_names(segmenters: Sequence[Any], metrics: Sequence[Any]) -> None:
+    """Fail on an unknown or repeated segmenter or metric before any file is read (segmenters
+    that learn from text are checked by name; they are built once the references are read)."""
+    from metaeval import segmenters as registry
+    from metaeval.scoring import MetricChoice, check_distinct
+
+    names = [s for s in segmenters if isinstance(s, str)]
+    learning = [name for name in names if registry.learns_from_text(name)]
+    for name in learning:
+        registry.check(name)
+    built = [registry.get(name) if isinstance(name, str) else name for name in segmenters if name not in learning]
+    check_distinct(built, [MetricChoice.of(spec) if isinstance(spec, str) else spec for spec in metrics])
+
+
+def settings_of(
+    settings: Settings | None = None, *, tie_policy: str | None = None, threshold: float | None = None,
+    bootstrap: int | None = None, seed: int | None = None, n_bootstrap: int | None = None, **options: Any,
+) -> tuple[Settings, dict[str, Any]]:
+    """The :class:`~metaeval.stats.settings.Settings` of a request, built and checked once:
+    ``settings`` (default: every default) with the options given as keywords (``bootstrap``,
+    ``seed``... and any settings field, such as ``statistics``); and the remaining keywords.
+    ``n_bootstrap`` is the former name of ``bootstrap`` (deprecated)."""
+    if n_bootstrap is not None:
+        warnings.warn("n_bootstrap= is deprecated; use bootstrap= (as --bootstrap)", DeprecationWarning, stacklevel=3)
+        bootstrap = n_bootstrap if bootstrap is None else bootstrap
+    named: dict[str, Any] = {"tie_policy": tie_policy, "seed": seed, "n_bootstrap": bootstrap}
+    given = {k: v for k, v in named.items() if v is not None}
+    if threshold is not None:
+        given["threshold"] = threshold
+    given.update({k: v for k, v in options.items() if k in SETTINGS_FIELDS})
+    return Settings.build(settings, **given), {k: v for k, v in options.items() if k not in SETTINGS_FIELDS}
 
 
 def read_corpus(path: "str | Path", missing: str = "error", **options: Any) -> tuple[Corpus, Judgments | None]:
@@ -120,14 +138,6 @@ def _as_corpus(corpus: "Corpus | str | Path", **options: Any) -> tuple[Corpus, J
     if isinstance(corpus, Corpus):
         return corpus, None
     return read_corpus(corpus, **options)
-
-
-def _bootstrap(bootstrap: int, n_bootstrap: int | None) -> int:
-    """``bootstrap`` (the CLI's name), or the older keyword ``n_bootstrap`` with a warning."""
-    if n_bootstrap is None:
-        return bootstrap
-    warnings.warn("n_bootstrap= is deprecated; use bootstrap= (as --bootstrap)", DeprecationWarning, stacklevel=3)
-    return n_bootstrap
 
 
 def segment(texts: "str | Sequence[str]", segmenters: Sequence[Any] = ("char",)) -> dict[str, list[list[str]]]:
@@ -215,6 +225,7 @@ def score(
         a long DataFrame ``metric, segmenter, system, level, doc_id, seg_id, score, config``;
         ``seg_id`` is empty at system and document level, ``metric`` echoes the spec as given.
     """
+    check_names(segmenters, metrics)
     corpus_obj, _ = _as_corpus(corpus, missing=missing)
     result = score_corpus(corpus_obj, segmenters, metrics, executor=executor, jobs=jobs, progress=progress,
                           cache=cache_dir, store=cache_dir)
@@ -290,11 +301,12 @@ def correlate(
     *,
     human_sys: "str | Path | None" = None,
     judgments_format: str | None = None,
-    tie_policy: str = "exclude",
+    tie_policy: str | None = None,
     threshold: float | None = None,
-    bootstrap: int = DEFAULT_BOOTSTRAP,
-    seed: int = DEFAULT_SEED,
+    bootstrap: int | None = None,
+    seed: int | None = None,
     n_bootstrap: int | None = None,
+    settings: Settings | None = None,
     **options: Any,
 ) -> pd.DataFrame:
     """Meta-evaluate scores against human judgments: ``metaeval correlate`` in Python.
@@ -306,20 +318,27 @@ def correlate(
         kinds: judgment kinds to evaluate (``--kind``; default: every kind present).
         human_sys: system-level human scores TSV (``--human-sys``).
         judgments_format: force the judgment file format (``--judgments-format``).
-        tie_policy: metric ties in pairwise consistency: ``exclude``, ``discordant`` or ``half``.
+        tie_policy: metric ties in pairwise consistency: ``exclude`` (default), ``discordant``
+            or ``half`` (``--tie-policy``).
         threshold: skip pairs whose human difference is at most this (``--threshold``).
         bootstrap: bootstrap samples (``--bootstrap``, default 1000; 0 for none).
-        seed: random seed of the resamples (``--seed``).
+        seed: random seed of the resamples (``--seed``, default 12345).
         n_bootstrap: former name of ``bootstrap`` (deprecated).
-        options: further options of :func:`metaeval.evaluate.evaluate` (``statistics``,
-            ``groupings``, ``levels``, ``clusters``, ``return_samples``...).
+        settings: a :class:`~metaeval.stats.settings.Settings`; the options above and any of
+            its fields given in ``options`` replace its values (default: every default).
+        options: further settings (``statistics``, ``groupings``, ``levels``, ``average``,
+            ``undefined``, ``refit_epsilon``, ``permutations``, ``permutation_seed``, ``ci``,
+            ``pair_groups``) and options of :func:`metaeval.stats.evaluate.evaluate`
+            (``clusters``, ``return_samples``, ``dataset``...).
 
     Returns:
         the ResultTable (README, "Meta-evaluation"); with ``return_samples=True``,
         ``(table, samples)``.
     """
-    from metaeval.evaluate import evaluate
+    from metaeval.stats.evaluate import evaluate
 
+    chosen, rest = settings_of(settings, tie_policy=tie_policy, threshold=threshold, bootstrap=bootstrap, seed=seed,
+                               n_bootstrap=n_bootstrap, **options)
     human = judgments if isinstance(judgments, Judgments) and human_sys is None else read_judgments(judgments, human_sys, judgments_format)
     if isinstance(scores, ScoreResult):
         configs = scores.configs
@@ -329,8 +348,7 @@ def correlate(
         configs = configs_from_table(scores)
     else:
         configs = list(scores)
-    n = _bootstrap(bootstrap, n_bootstrap)
-    return evaluate(configs, human, kinds, tie_policy=tie_policy, threshold=threshold, n_bootstrap=n, seed=seed, **options)
+    return evaluate(configs, human, kinds, chosen, **rest)
 
 
 def read_scores(path: "str | Path") -> pd.DataFrame:
@@ -360,6 +378,8 @@ class Study:
         scores: (property) the scores table, as :func:`score` returns it, at segment and system level.
         configs: (property) the scored configurations (:class:`~metaeval.scoretable.ConfigScores`).
         judgments: the human judgments used.
+        chance: the chance level of each ranking (judgment kind, level, statistic, grouping;
+            :func:`metaeval.stats.evaluate.chance_levels`), which charts mark.
     """
 
     results: pd.DataFrame
@@ -367,6 +387,7 @@ class Study:
     signature: dict[str, Any]
     score_result: ScoreResult = field(repr=False)
     judgments: Judgments | None = field(default=None, repr=False)
+    chance: pd.DataFrame | None = field(default=None, repr=False)
     _scores: pd.DataFrame | None = field(default=None, init=False, repr=False)
 
     @property
@@ -384,7 +405,7 @@ class Study:
         tsv or json (``--format``); ``layout`` table or ranked (``--layout``)."""
         from metaeval.report.leaderboard import render
 
-        return render(self.results, self.signature, format, layout=layout, answer=self.answer)
+        return render(self.results, self.signature, format, layout=layout, answer=self.answer, chance=self.chance)
 
     def write(self, out: "str | Path", overwrite: bool = False) -> Path:
         """Write every output of ``metaeval run --out`` into the folder ``out``; returns it."""
@@ -402,10 +423,10 @@ def run(
     human_sys: "str | Path | None" = None,
     judgments_format: str | None = None,
     kinds: Sequence[str] | None = None,
-    tie_policy: str = "exclude",
+    tie_policy: str | None = None,
     threshold: float | None = None,
-    bootstrap: int = DEFAULT_BOOTSTRAP,
-    seed: int = DEFAULT_SEED,
+    bootstrap: int | None = None,
+    seed: int | None = None,
     missing: str = "error",
     jobs: int = 1,
     executor: cf.Executor | None = None,
@@ -415,6 +436,7 @@ def run(
     doc_level: bool = False,
     segmentation_cache: Any = None,
     keep_models: bool = False,
+    settings: Settings | None = None,
     **statistics_options: Any,
 ) -> Study:
     """The whole study: read, segment, score, correlate, answer: ``metaeval run`` in Python.
@@ -432,10 +454,10 @@ def run(
         human_sys: system-level human scores TSV (``--human-sys``).
         judgments_format: force the judgment file format (``--judgments-format``).
         kinds: judgment kinds to evaluate (``--kind``; default: every kind present).
-        tie_policy: metric ties in pairwise consistency (``--tie-policy``).
+        tie_policy: metric ties in pairwise consistency (``--tie-policy``, default ``exclude``).
         threshold: skip pairs whose human difference is at most this (``--threshold``).
         bootstrap: bootstrap samples (``--bootstrap``, default 1000).
-        seed: random seed (``--seed``).
+        seed: random seed (``--seed``, default 12345).
         missing: ``error``, ``skip`` or ``empty`` for segments a system lacks (``--missing``).
         jobs: local worker processes for segmentation and scoring (``--jobs``; 1, the default here,
             works in this process).
@@ -454,19 +476,26 @@ def run(
         n_bootstrap: former name of ``bootstrap`` (deprecated).
         doc_level: also the segment-level statistics over documents (``--doc-level``): the
             corpus's ``docs.tsv`` gives the documents (:mod:`metaeval.doclevel`).
-        statistics_options: further options of :func:`metaeval.evaluate.evaluate`
-            (``statistics``, ``groupings``, ``average``, ``undefined``, ``refit_epsilon``,
-            ``permutations``, ``permutation_seed``; CLI ``--statistic``, ``--grouping``...),
-            recorded in the signature.
+        settings: a :class:`~metaeval.stats.settings.Settings` (the command line builds one); the
+            options above and those in ``statistics_options`` replace its values.
+        statistics_options: further settings (``statistics``, ``groupings``, ``levels``,
+            ``average``, ``undefined``, ``refit_epsilon``, ``permutations``,
+            ``permutation_seed``, ``ci``, ``pair_groups``; CLI ``--statistic``,
+            ``--grouping``...), recorded in the signature.
 
     Returns:
         a :class:`Study`; ``study.leaderboard()`` is what ``metaeval run`` prints and
         ``study.write(folder)`` what ``--out`` writes.
     """
     from metaeval.answer import answer, granularity_free
-    from metaeval.evaluate import statistics_signature
+    from metaeval.stats.evaluate import chance_levels
+    from metaeval.stats.human import resolve_kinds
 
-    n = _bootstrap(bootstrap, n_bootstrap)
+    chosen, rest = settings_of(settings, tie_policy=tie_policy, threshold=threshold, bootstrap=bootstrap, seed=seed,
+                               n_bootstrap=n_bootstrap, **statistics_options)
+    if rest:
+        raise UsageError(f"run: unknown option {next(iter(rest))!r}")
+    check_names(segmenters or [], metrics or [])
     corpus_obj, found = _as_corpus(corpus, missing=missing)
     if judgments is not None or human_sys is not None:
         human = read_judgments(judgments, human_sys, judgments_format)
@@ -478,6 +507,7 @@ def run(
             "pass --judgments FILE and/or --human-sys FILE (judgments=, human_sys= in Python)"
         )
     human.validate_against(corpus_obj)
+    kinds = resolve_kinds(human, kinds)  # a wrong kind fails here, before any segmentation
     if doc_level and not any(corpus_obj.doc_ids):
         raise DataError(f"{corpus_obj.name or 'corpus'}: --doc-level needs documents, and the corpus has no docs.tsv")
     segs = list(segmenters) if segmenters else list(default_segmenters(corpus_obj.target_lang))
@@ -485,27 +515,11 @@ def run(
     scored = score_corpus(corpus_obj, segs, mets, executor=executor, jobs=jobs, progress=progress,
                           cache=segmentation_cache if segmentation_cache is not None else cache_dir, store=cache_dir,
                           keep_models=keep_models)
-    results, samples = correlate(
-        scored,
-        human,
-        kinds,
-        tie_policy=tie_policy,
-        threshold=threshold,
-        bootstrap=n,
-        seed=seed,
-        clusters=n > 0,
-        dataset=corpus_obj.name,
-        progress=progress,
-        store=cache_dir,
-        **statistics_options,
-        return_samples=True,
-        executor=executor,
-    )
+    n = chosen.n_bootstrap
+    options: dict[str, Any] = dict(clusters=n > 0, dataset=corpus_obj.name, progress=progress, executor=executor, return_samples=True)
+    results, samples = correlate(scored, human, kinds, settings=chosen, store=cache_dir, **options)
     if doc_level:
-        results, samples = _with_documents(results, samples, corpus_obj, scored, human, kinds, dict(
-            tie_policy=tie_policy, threshold=threshold, n_bootstrap=n, seed=seed, clusters=n > 0,
-            dataset=corpus_obj.name, progress=progress, executor=executor, **statistics_options,
-        ))  # fmt: skip
+        results, samples = _with_documents(results, samples, corpus_obj, scored, human, kinds, chosen, options)
     signature = {
         "dataset": corpus_obj.name,
         "target_lang": corpus_obj.target_lang,
@@ -514,20 +528,23 @@ def run(
         "references": corpus_obj.reference_names,
         "segmenters": scored.segmenter_signatures,
         "metrics": scored.metric_signatures,
-        "tie_policy": tie_policy,
-        "threshold": threshold,
+        "tie_policy": chosen.tie_policy,
+        "threshold": chosen.threshold,
         "n_bootstrap": n,
-        "seed": seed,
+        "seed": chosen.seed,
         "doc_level": doc_level,
-        "statistics": statistics_signature(**statistics_options),
+        "statistics": chosen.signature(),
         "versions": package_versions(),
     }
-    summary = answer(results, samples, left_out=granularity_free(scored.configs))
-    return Study(results=results, answer=summary, signature=signature, score_result=scored, judgments=human)
+    summary = answer(results, samples, left_out=granularity_free(scored.configs), adjust=chosen.adjust)
+    chance = chance_levels(scored.configs, human, kinds, chosen)
+    return Study(results=results, answer=summary, signature=signature, score_result=scored, judgments=human, chance=chance)
 
 
 __all__ = [
     "DEFAULT_SEGMENTERS",
+    "Settings",
+    "check_names",
     "Study",
     "configs_from_table",
     "correlate",
@@ -540,13 +557,14 @@ __all__ = [
     "run",
     "score",
     "segment",
+    "settings_of",
 ]
 
 
-def _with_documents(results, samples, corpus, scored, human, kinds, options):  # noqa: ANN001, ANN202
+def _with_documents(results, samples, corpus, scored, human, kinds, settings, options):  # noqa: ANN001, ANN202
     """``results`` and ``samples`` followed by the document-level rows and their samples."""
     from metaeval.doclevel import evaluate_documents
 
     doc_of = dict(zip(corpus.seg_ids, corpus.doc_ids))
-    doc_results, doc_samples = evaluate_documents(scored.configs, human, doc_of, kinds, return_samples=True, **options)
+    doc_results, doc_samples = evaluate_documents(scored.configs, human, doc_of, kinds, settings, **options)
     return pd.concat([results, doc_results], ignore_index=True), np.concatenate([samples, doc_samples])

@@ -21,7 +21,7 @@ threads only compete for the same cores, spinning while they wait. joblib's work
 nanny do the same. Measured with ``OPENBLAS_NUM_THREADS=1`` against the default, in two
 alternated pairs each: WMT24 en-zh's default run used 13-17% less CPU time, and MLQE-PE's study
 (pooled statistics) 30-34% less. The numbers do not depend on it: correlations always run with one BLAS
-thread (:func:`metaeval.evaluate._items_on`).
+thread (:func:`metaeval.stats.evaluate._items_on`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Document-level meta-evaluation: the segment-level statistics over documents.
 
 A document's metric score is the metric of its summed sufficient statistics (as a system
-score is, DESIGN.md "Metrics"); a document's human score is the mean, over its judged
+score is, docs/design.md "Metrics"); a document's human score is the mean, over its judged
 segments, of each segment's judgment averaged over judges (WMT's document-level DA and
 mt-metrics-eval's ``doc`` level aggregate the same way). Every segment-level statistic,
 grouping and tie policy then applies with documents in place of segments; bootstrap
@@ -18,8 +18,10 @@ import numpy as np
 import pandas as pd
 
 from metaeval.errors import DataError, UsageError
-from metaeval.evaluate import DEFAULT_STATISTICS, REGISTRY, evaluate, parse_statistic
 from metaeval.scoretable import ConfigScores
+from metaeval.stats.evaluate import evaluate
+from metaeval.stats.registry import REGISTRY, parse_statistic
+from metaeval.stats.settings import Settings
 
 from metaeval.corpora.model import Judgments
 
@@ -79,24 +81,28 @@ def evaluate_documents(
     judgments: Judgments,
     doc_of: Mapping[str, str],
     kinds: Sequence[str] | None = None,
-    *,
-    statistics: Sequence[str] = DEFAULT_STATISTICS,
+    settings: Settings | None = None,
     **options: Any,
 ) -> "pd.DataFrame | tuple[pd.DataFrame, np.ndarray]":
-    """The ResultTable at document level (``level == "doc"``); options as :func:`evaluate`.
+    """The ResultTable at document level (``level == "doc"``): the segment-level statistics of
+    ``settings`` (or their ``doc:`` and bare names) over documents; ``options`` as
+    :func:`~metaeval.stats.evaluate.evaluate` takes them (settings fields, ``clusters``,
+    ``dataset``...; a ``store`` is not used).
 
     ``doc_of`` maps each segment id to its document id (``docs.tsv``, or the corpus's
     document ids). Kinds given only as system scores have no document-level rows.
     """
-    options = {k: v for k, v in options.items() if k not in ("levels", "store")}
+    fields = {f for f in Settings.__dataclass_fields__} - {"statistics"}
+    settings = Settings.build(settings, **{k: v for k, v in options.items() if k in fields})
+    rest = {k: v for k, v in options.items() if k not in fields and k not in ("statistics", "store")}
+    asked = options.get("statistics", settings.statistics)  # doc:NAME names a segment-level statistic here
+    doc_settings = Settings.build(settings, statistics=_segment_statistics(asked), levels=("seg",))
     doc_configs = [document_config(c, doc_of) for c in configs]
     doc_judgments = document_judgments(judgments, doc_of)
     seg_kinds = doc_judgments.kinds if kinds is None else [k for k in kinds if k in doc_judgments.kinds]
     if not seg_kinds:
         raise DataError(f"{judgments.source or 'judgments'}: document level needs segment judgments, and there are none of the kinds asked for")
-    found = evaluate(
-        doc_configs, doc_judgments, seg_kinds, statistics=_segment_statistics(statistics), levels=("seg",), **options
-    )
+    found = evaluate(doc_configs, doc_judgments, seg_kinds, doc_settings, **rest)
     table = found[0] if isinstance(found, tuple) else found
     table["level"] = "doc"
     return found

@@ -12,12 +12,10 @@ from __future__ import annotations
 import concurrent.futures as cf
 import functools
 import os
-from dataclasses import dataclass, field
-from itertools import repeat
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
 from metaeval.corpora.model import Corpus
 from metaeval import segmenting
@@ -25,10 +23,11 @@ from metaeval.errors import MetaevalError
 from metaeval.forms import warn_form_differences
 from metaeval.metrics import get_metric
 from metaeval.metrics.base import Metric
-from metaeval.scoretable import SCORE_COLUMNS, ConfigScores
+from metaeval.reuse import Reuse, segment_keys
+from metaeval.scoreresult import LEVELS, ScoreResult
+from metaeval.scoretable import ConfigScores
 from metaeval.segmenting import Pending
-
-LEVELS = ("seg", "doc", "sys")
+from metaeval.statsstore import StatsStore
 
 #: Called as ``progress(stage, done, total)``; each stage starts with ``done = 0``. Stages:
 #: ``segmenting <name>`` (unique texts), ``scoring`` (segment scores: one metric on one
@@ -127,94 +126,6 @@ def segment_unique(segmenter, texts: Iterable[str], cache=None, progress: Progre
     return dict(zip(unique, tokens))
 
 
-@dataclass(eq=False)
-class ScoreResult:
-    """All configurations scored over one corpus, with their signatures."""
-
-    corpus: Corpus
-    configs: list[ConfigScores]
-    segmenter_signatures: dict[str, str] = field(default_factory=dict)
-    metric_signatures: dict[str, str] = field(default_factory=dict)
-
-    def table(self, levels: Sequence[str] = LEVELS) -> pd.DataFrame:
-        """The long ScoreTable: ``metric, segmenter, system, level, doc_id, seg_id, score, config``.
-
-        ``seg_id`` (and ``doc_id``) are empty at system level; ``doc_id`` is set and
-        ``seg_id`` empty at document level.
-        """
-        frames = list(self.frames(levels))
-        if not frames:
-            return pd.DataFrame(columns=list(SCORE_COLUMNS))
-        return pd.concat(frames, ignore_index=True).loc[:, list(SCORE_COLUMNS)]
-
-    def frames(self, levels: Sequence[str] = LEVELS) -> Iterable[pd.DataFrame]:
-        """The rows of :meth:`table`, one configuration and level at a time, in its order."""
-        unknown = [lv for lv in levels if lv not in LEVELS]
-        if unknown:
-            raise ValueError(f"unknown level(s) {unknown}; known: {', '.join(LEVELS)}")
-        for cfg in self.configs:
-            for level in LEVELS:
-                if level in levels:
-                    yield _level_frame(cfg, level, self.corpus).loc[:, list(SCORE_COLUMNS)]
-
-
-def _level_frame(cfg: ConfigScores, level: str, corpus: Corpus) -> pd.DataFrame:
-    n_sys = len(cfg.systems)
-    if level == "seg":
-        n_seg = len(cfg.seg_ids)
-        return pd.DataFrame(
-            {
-                "metric": cfg.metric,
-                "segmenter": cfg.segmenter,
-                "system": np.repeat(cfg.systems, n_seg),
-                "level": "seg",
-                "doc_id": np.tile(corpus.doc_ids, n_sys),
-                "seg_id": np.tile(cfg.seg_ids, n_sys),
-                "score": cfg.seg_scores.reshape(-1),
-                "config": cfg.config,
-            }
-        )
-    if level == "sys":
-        return pd.DataFrame(
-            {
-                "metric": cfg.metric,
-                "segmenter": cfg.segmenter,
-                "system": cfg.systems,
-                "level": "sys",
-                "doc_id": "",
-                "seg_id": "",
-                "score": cfg.sys_scores,
-                "config": cfg.config,
-            }
-        )
-    docs = list(dict.fromkeys(corpus.doc_ids))
-    doc_index = _index_of(corpus.doc_ids, docs)
-    if cfg.stats is None or cfg.score_fn is None:
-        raise MetaevalError("document-level scores need the metric's statistics")
-    rows = []
-    for d, doc in enumerate(docs):
-        mask = doc_index == d
-        scores = cfg.score_fn(cfg.stats[:, mask, :].sum(axis=1))
-        rows.append(scores)
-    scores = np.stack(rows, axis=1)  # [n_sys, n_docs]
-    return pd.DataFrame(
-        {
-            "metric": cfg.metric,
-            "segmenter": cfg.segmenter,
-            "system": np.repeat(cfg.systems, len(docs)),
-            "level": "doc",
-            "doc_id": np.tile(docs, n_sys),
-            "seg_id": "",
-            "score": scores.reshape(-1),
-            "config": cfg.config,
-        }
-    )
-
-
-def _index_of(values: Sequence[str], order: Sequence[str]) -> np.ndarray:
-    lookup = {v: i for i, v in enumerate(order)}
-    return np.array([lookup[v] for v in values])
-
 
 def _score_chunk(
     choices: Sequence[MetricChoice],
@@ -256,87 +167,6 @@ def _score_chunk(
     return out
 
 
-def _segment_keys(kind: str, ref_tokens: list[list[list[str]]], hyp_tokens: Mapping[str, list[list[str]]],
-                  ids: dict[Any, int]) -> dict[str, list[tuple]]:
-    """Per system and segment, what a metric with this :meth:`~Metric.reuse_key` sees of it:
-    ``(hypothesis id, reference ids)``, where ``ids`` numbers each distinct token sequence
-    (``tokens``) or character string (``chars``). ``ids`` is kept for the whole run, so equal
-    keys mean equal tokens for any two segmenters. A token list shared by several segments
-    (one list per distinct text) is numbered once."""
-    seen: dict[int, int] = {}
-    as_key: Callable[[list[str]], Any] = "".join if kind == "chars" else tuple
-
-    def number(tokens: list[str]) -> int:
-        found = seen.get(id(tokens))
-        if found is None:
-            found = seen[id(tokens)] = ids.setdefault(as_key(tokens), len(ids))
-        return found
-
-    refs = list(zip(*[[number(r) for r in ref] for ref in ref_tokens]))
-    return {name: [(number(h), refs[i]) for i, h in enumerate(hyps)] for name, hyps in hyp_tokens.items()}
-
-
-class _Reuse:
-    """Finds segments whose statistics were already computed for another (segmenter, system).
-
-    For a metric whose statistics depend on one segment only (``reuse_key``), a segment is
-    computed once per distinct (hypothesis, references) as the metric sees them: once for
-    all systems that output the same text for it (13% of the system outputs in the seven
-    datasets of ``experiments.li2011``), and
-    once for all segmenters that split it identically (``char`` and ``cjk-char`` on Chinese
-    without Latin words; any segmenter under chrF, which ignores spaces). The first
-    (segmenter, system), in segmenter order and then the corpus's system order, computes it.
-    """
-
-    def __init__(self, systems: Sequence[str]) -> None:
-        self.systems = list(systems)
-        #: Per reuse kind, the number of each distinct token sequence (or string) of the run.
-        self.ids: dict[str, dict[Any, int]] = {}
-        #: Per reuse kind and segment: the first (segmenter, system) of each key.
-        self.seen: dict[str, list[dict[tuple, int]]] = {}
-        #: (segmenter, kind, system): per segment, the source as segmenter * n_systems + system, -1 if none
-        self.sources: dict[tuple[int, str | None, str], np.ndarray] = {}
-
-    def plan(self, k: int, kind: str, system: str, keys: list[tuple]) -> None:
-        """Record, for segmenter ``k`` and ``system``, where each segment's statistics come
-        from (-1: computed here). Called in segmenter order, then system order."""
-        here = k * len(self.systems) + self.systems.index(system)
-        seen = self.seen.get(kind)
-        if seen is None:
-            seen = self.seen[kind] = [{} for _ in keys]
-        source = np.fromiter(map(dict.setdefault, seen, keys, repeat(here)), dtype=np.int64, count=len(keys))
-        source[source == here] = -1
-        self.sources[(k, kind, system)] = source
-
-    def wanted(self, k: int, kind: str | None, system: str) -> np.ndarray | None:
-        """Rows to compute (None: every row)."""
-        if kind is None:
-            return None
-        source = self.sources[(k, kind, system)]
-        rows = np.flatnonzero(source < 0)
-        return None if len(rows) == len(source) else rows
-
-    def assemble(self, k: int, m: int, kind: str | None, system: str, computed: np.ndarray | None,
-                 results: dict[tuple[int, int, str], np.ndarray]) -> np.ndarray:
-        """The full statistics of (``k``, ``m``, ``system``): rows computed here and rows of the
-        sources, which come earlier in the order of :meth:`plan` and so are in ``results``."""
-        wanted = self.wanted(k, kind, system)
-        if wanted is None:
-            return computed  # type: ignore[return-value]
-        source = self.sources[(k, kind, system)]
-        full: np.ndarray | None = None
-        for origin in sorted(set(source[source >= 0].tolist())):
-            j, other = divmod(origin, len(self.systems))
-            done = results[(j, m, self.systems[other])]
-            if full is None:
-                full = np.empty((len(source), done.shape[1]))
-            rows = np.flatnonzero(source == origin)
-            full[rows] = done[rows]
-        assert full is not None
-        if len(wanted):
-            full[wanted] = computed
-        return full
-
 
 def _default_chunks(executor: cf.Executor | None) -> int:
     """One chunk in this process (references prepared once); two per worker in a pool."""
@@ -345,60 +175,6 @@ def _default_chunks(executor: cf.Executor | None) -> int:
     workers = getattr(executor, "_max_workers", None) or 4
     return 2 * int(workers)
 
-
-class _StatsStore:
-    """Per-segment statistics of (segmenter, metric, system) in a :class:`~metaeval.store.Store`.
-
-    The key names the metric and segmenter signatures and the SHA-256 of the reference texts
-    and of the system's hypothesis texts: the statistics are a function of exactly these.
-    """
-
-    def __init__(self, store, corpus: Corpus) -> None:  # noqa: ANN001
-        from metaeval.store import reference_sets_digest, references_digest, text_digest
-
-        self.store = store
-        self.refs = references_digest(corpus)
-        refs_list = corpus.refs_list()
-        #: With several references: the digest each would have as the only reference of a corpus.
-        self.each_ref = [reference_sets_digest([ref]) for ref in refs_list] if len(refs_list) > 1 else []
-        self.hyps = {name: text_digest(hyps) for name, hyps in corpus.systems.items()}
-
-    def key(self, seg_signature: str, metric_signature: str, system: str, refs: str | None = None) -> str:
-        return f"{metric_signature}\n{seg_signature}\nrefs:{refs or self.refs}\nhyps:{self.hyps[system]}"
-
-    def get(self, seg_signature: str, metric_signature: str, system: str, n_seg: int, refs: str | None = None) -> np.ndarray | None:
-        if self.store is None:
-            return None
-        entry = self.store.get("stats", self.key(seg_signature, metric_signature, system, refs))
-        if entry is None or entry["stats"].ndim != 2 or entry["stats"].shape[0] != n_seg:
-            return None
-        return entry["stats"]
-
-    def combined(self, seg_signature: str, metric: Metric, metric_signature: str, system: str, n_seg: int) -> np.ndarray | None:
-        """Statistics against all references, from those a run on each reference alone stored
-        (:meth:`~metaeval.metrics.base.Metric.combine_references`), kept under this corpus's key;
-        None if the metric cannot combine them or one reference's are not stored."""
-        combine = getattr(metric, "combine_references", None)  # a plug-in metric may lack it
-        if self.store is None or not self.each_ref or combine is None:
-            return None
-        if getattr(type(metric), "combine_references", None) is Metric.combine_references:
-            return None  # the default never combines (BLEU, NIST, GTM): nothing to read
-        per_reference = []
-        for digest in self.each_ref:
-            stats = self.get(seg_signature, metric_signature, system, n_seg, refs=digest)
-            if stats is None:
-                return None
-            per_reference.append(stats)
-        combined = combine(per_reference)
-        if combined is None or np.shape(combined) != per_reference[0].shape:
-            return None
-        combined = np.asarray(combined, dtype=np.float64)
-        self.put(seg_signature, metric_signature, system, combined)
-        return combined
-
-    def put(self, seg_signature: str, metric_signature: str, system: str, stats: np.ndarray) -> None:
-        if self.store is not None:
-            self.store.put("stats", self.key(seg_signature, metric_signature, system), {"stats": stats})
 
 
 def score_corpus(
@@ -444,7 +220,7 @@ def score_corpus(
     warn_form_differences(corpus, segs)
     seg_sigs = [s.signature() for s in segs]
     metric_sigs = [c.metric.signature() for c in choices]
-    stored = _StatsStore(as_store(store), corpus)
+    stored = StatsStore(as_store(store), corpus)
     systems = corpus.system_names
     n_chunks = max(1, min(len(systems), chunks_per_segmenter or _default_chunks(executor)))
     groups = [systems[i::n_chunks] for i in range(n_chunks)]
@@ -453,7 +229,7 @@ def score_corpus(
     texts += [t for hyps in corpus.systems.values() for t in hyps]
     unique = list(dict.fromkeys(texts))
 
-    reuse = _Reuse(systems)
+    reuse = Reuse(systems)
     total, done_units = work_units(corpus, len(segs), len(choices)), [0]
     n_seg = corpus.n_segments
 
@@ -538,7 +314,7 @@ def score_corpus(
                       ref_tokens, hyp_tokens)
         planned.add(k)
         for kind in sorted({kind for kind in kinds if kind}):
-            keys = _segment_keys(kind, ref_tokens, hyp_tokens, reuse.ids.setdefault(kind, {}))
+            keys = segment_keys(kind, ref_tokens, hyp_tokens, reuse.ids.setdefault(kind, {}))
             for system in systems:
                 reuse.plan(k, kind, system, keys[system])
             del keys
@@ -658,3 +434,10 @@ def _segment_with_progress(seg, spec, texts: list[str], jobs: int, executor, pro
 def work_units(corpus: Corpus, n_segmenters: int, n_metrics: int = 1) -> int:
     """Total of the ``scoring`` stage of :func:`score_corpus`: segment scores to compute."""
     return n_segmenters * n_metrics * len(corpus.systems) * corpus.n_segments
+
+
+__all__ = [
+    "LEVELS", "STAGE_UNITS", "MetricChoice", "ProgressCallback", "ScoreResult", "check_distinct", "check_lengths",
+    "get_segmenter", "reference_lines", "score_corpus", "segment_unique", "segmenter_label", "shared_tokens",
+    "work_units",
+]  # fmt: skip

@@ -22,14 +22,20 @@ gives the tokens, so that segmentation overlaps with scoring. Where the chunks r
 - otherwise, here, when the result is asked for.
 
 Segmenters given as objects rather than registry names are segmented here (they may not
-survive pickling).
+survive pickling). A segmenter that learnt from text (``spm``) cannot be rebuilt from its name
+alone: it goes to workers as a :class:`Shipped` segmenter, its pickled self (the trained model
+included) under the SHA-256 of those bytes, and a worker builds it once and keeps it under its
+signature, which names the model's hash.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import gc
+import hashlib
+import pickle
 import time
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from metaeval.compute import process_pool
@@ -44,16 +50,45 @@ MIN_PARALLEL_SECONDS = 0.5
 _WORKER_SEGMENTERS: dict[str, Any] = {}
 
 
+@dataclass(frozen=True)
+class Shipped:
+    """A segmenter sent to workers as its pickled self (``payload``), with the SHA-256 of
+    those bytes: one that learnt from text (``spm``), which its registry ``spec`` alone cannot
+    rebuild there. The model travels inside the payload (a few hundred kB for a vocabulary of
+    some thousands), so a task never depends on a worker that may have died."""
+
+    spec: str
+    sha256: str
+    payload: bytes
+
+    def build(self) -> Any:
+        if hashlib.sha256(self.payload).hexdigest() != self.sha256:
+            raise MetaevalError(f"segmenter {self.spec!r} arrived damaged in a worker (its SHA-256 differs)")
+        return pickle.loads(self.payload)  # noqa: S301 - bytes this run pickled itself
+
+
+def worker_spec(seg: Any, spec: "str | Shipped | None") -> "str | Shipped | None":
+    """What a worker builds ``seg`` from: its registry ``spec``, or, for a segmenter that learnt
+    from text (``trains_on_text``), the segmenter itself as :class:`Shipped`."""
+    if not isinstance(spec, str) or not getattr(seg, "trains_on_text", False):
+        return spec
+    payload = pickle.dumps(seg, protocol=pickle.HIGHEST_PROTOCOL)
+    return Shipped(spec, hashlib.sha256(payload).hexdigest(), payload)
+
+
 def get_segmenter(item: Any) -> Any:
-    """A segmenter from a registry spec (``"jieba"``, ``"char:nfkc=true"``), or the object itself."""
+    """A segmenter from a registry spec (``"jieba"``, ``"char:nfkc=true"``), a :class:`Shipped`
+    one, or the object itself."""
     if isinstance(item, str):
         from metaeval import segmenters
 
         return segmenters.get(item)
+    if isinstance(item, Shipped):
+        return item.build()
     return item
 
 
-def _segment_task(key: str, spec: str | None, texts: Sequence[str], parts: int = 1,
+def _segment_task(key: str, spec: "str | Shipped | None", texts: Sequence[str], parts: int = 1,
                   keep: bool = False) -> tuple[str, list[list[str]]]:
     """Tokens of ``texts`` in a worker, with the signature of the segmenter that made them;
     ``parts > 1`` forks ``parts - 1`` processes from this worker once its model is loaded, and
@@ -126,11 +161,13 @@ def start(seg: Any, spec: str | None, texts: Sequence[str], *, jobs: int = 1,
     if isinstance(executor, cf.ProcessPoolExecutor):
         if jobs <= 1:
             return Pending(signature, compute=local)
-        return Pending(signature, [executor.submit(_segment_task, signature, spec, texts, jobs, keep_model)])
-    return Pending(signature, _chunk_tasks(executor, signature, spec, texts, jobs))
+        shipped = worker_spec(seg, spec)
+        return Pending(signature, [executor.submit(_segment_task, signature, shipped, texts, jobs, keep_model)])
+    return Pending(signature, _chunk_tasks(executor, signature, worker_spec(seg, spec), texts, jobs))
 
 
-def _chunk_tasks(executor: cf.Executor, signature: str, spec: str, texts: Sequence[str], jobs: int) -> list[cf.Future]:
+def _chunk_tasks(executor: cf.Executor, signature: str, spec: "str | Shipped | None", texts: Sequence[str],
+                 jobs: int) -> list[cf.Future]:
     """One task per chunk of ``texts`` on a cluster executor, four chunks per worker."""
     return [executor.submit(_segment_task, signature, spec, chunk) for chunk in split(texts, 4 * _workers(executor, jobs))]
 
@@ -173,7 +210,7 @@ def segment_texts(seg: Any, spec: str | None, texts: Sequence[str], *, jobs: int
         return []
     signature = seg.signature()
     if executor is not None and spec is not None:
-        return _joined(signature, _chunk_tasks(executor, signature, spec, texts, jobs))
+        return _joined(signature, _chunk_tasks(executor, signature, worker_spec(seg, spec), texts, jobs))
     if jobs <= 1 or len(texts) <= PROBE_TEXTS:
         return [list(t) for t in seg.segment_many(texts)]
     # Segment a first slice here: it loads the model (shared with the workers forked below)
@@ -213,4 +250,4 @@ def _workers(executor: cf.Executor, jobs: int) -> int:
     return max(1, int(count or jobs or 1))
 
 
-__all__ = ["Pending", "get_segmenter", "interned", "segment_texts", "split", "start"]
+__all__ = ["Pending", "Shipped", "get_segmenter", "interned", "segment_texts", "split", "start", "worker_spec"]

@@ -29,12 +29,12 @@ import io
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
 
 from metaeval.errors import DataError, UsageError
-from metaeval.studyspec import DatasetSpec, StudySpec, evaluate_options, load_spec
+from metaeval.studyspec import DatasetSpec, StudySpec, load_spec
 
 #: The files of a study's output folder (besides the store).
 STUDY_OUTPUTS = ("results.tsv", "answer.tsv", "equivalence.tsv", "study.json")
@@ -168,6 +168,7 @@ def run_study(
     cache_dir: "str | Path | None" = None,
     progress: Callable[[str, int, int], None] | None = None,
     log: Callable[[str], None] | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> StudyResult:
     """Run a study and write its outputs: ``metaeval study`` in Python.
 
@@ -181,6 +182,9 @@ def run_study(
         cache_dir: where computed pieces are kept (``--cache-dir``; default ``<out>/store``).
         progress: called as ``progress(stage, done, total)``.
         log: called with one line per dataset as it starts.
+        options: statistics options by their study-file keys (``tie_policy``, ``statistics``...;
+            the command line's ``--tie-policy``, ``--statistic``...) in place of the file's own
+            (:meth:`~metaeval.studyspec.StudySpec.with_options`), recorded in ``study.json``.
 
     Returns:
         a :class:`StudyResult`; its files are in the output folder.
@@ -189,6 +193,11 @@ def run_study(
 
     if not isinstance(spec, StudySpec):
         spec = load_spec(spec, data)
+    if options:
+        from metaeval.studyspec import check_spec
+
+        spec = spec.with_options(options)
+        check_spec(spec)
     if datasets is not None:
         known = [d.name for d in spec.datasets]
         unknown = [n for n in datasets if n not in known]
@@ -254,10 +263,9 @@ def _correlations(spec, dataset, corpus, found, store, jobs, executor, progress,
     kinds = spec.choice(dataset, "kinds")
     return run(
         corpus, list(segs) if segs else None, list(metrics) if metrics else None, judgments=human,
-        kinds=list(kinds) if kinds else None, tie_policy=s["tie_policy"], threshold=s["threshold"],
-        bootstrap=s["bootstrap"], seed=s["seed"], missing=s["missing"], jobs=jobs, executor=executor,
-        cache_dir=store, progress=progress, doc_level=s["doc_level"], segmentation_cache=segmentations,
-        keep_models=len(spec.datasets) > 1, **evaluate_options(spec, dataset),
+        kinds=list(kinds) if kinds else None, settings=spec.settings_for(dataset), missing=s["missing"], jobs=jobs,
+        executor=executor, cache_dir=store, progress=progress, doc_level=s["doc_level"], segmentation_cache=segmentations,
+        keep_models=len(spec.datasets) > 1,
     )  # fmt: skip
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from metaeval.errors import DataError, MetaevalError, UsageError
+from metaeval.stats.settings import OPTION_KEYS, OPTIONS, PORTED_OPTIONS, Settings
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -41,9 +42,7 @@ else:  # pragma: no cover - Python 3.10
 
 #: Analyses a study can run on each dataset.
 ANALYSES = ("correlations", "equivalence")
-#: Upper bound of ``bootstrap`` (as ``--bootstrap``).
-MAX_BOOTSTRAP = 1_000_000
-#: Stands for :data:`metaeval.evaluate.DEFAULT_STATISTICS` inside a ``statistics`` list.
+#: Stands for :data:`metaeval.stats.registry.DEFAULT_STATISTICS` inside a ``statistics`` list.
 DEFAULT_WORD = "default"
 
 _STR, _INT, _BOOL, _NUM, _LIST = "a string", "an integer", "true or false", "a number", "a list of strings"
@@ -70,16 +69,19 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     _NUM: (_is_num, _NUM), _LIST: (_is_list, _LIST),
 }  # fmt: skip
 
+#: The type of a statistics option's value in a study file, by the option's kind (metaeval.stats.settings.Option).
+_OPTION_TYPES = {"list": _LIST, "choice": _STR, "count": _INT, "positive": _INT, "bootstrap": _INT, "number": _NUM, "off": _BOOL}
+#: The statistics options chosen per study; ``statistics``, ``groupings`` and ``levels`` may also be chosen per dataset.
+_OPTIONS = {option.key: _OPTION_TYPES[option.kind] for option in OPTIONS}
+_LISTED = tuple(option.key for option in OPTIONS if option.kind == "list")
 #: What may be chosen per dataset as well as for the whole study.
-_PER_DATASET = {
-    "segmenters": _LIST, "metrics": _LIST, "statistics": _LIST, "groupings": _LIST, "kinds": _LIST,
-    "levels": _LIST, "word_segmenters": _LIST,
-}  # fmt: skip
+_PER_DATASET = {"segmenters": _LIST, "metrics": _LIST, "kinds": _LIST, "word_segmenters": _LIST, **{k: _LIST for k in _LISTED}}
 STUDY_KEYS = {
-    "name": _STR, "data": _STR, "out": _STR, "analyses": _LIST, "bootstrap": _INT, "seed": _INT,
-    "tie_policy": _STR, "threshold": _NUM, "average": _STR, "undefined": _STR, "refit_epsilon": _BOOL,
-    "permutations": _INT, "missing": _STR, "doc_level": _BOOL, **_PER_DATASET,
+    "name": _STR, "data": _STR, "out": _STR, "analyses": _LIST, "missing": _STR, "doc_level": _BOOL, **_OPTIONS,
+    **_PER_DATASET, **{name: _NUM for name in PORTED_OPTIONS},
 }  # fmt: skip
+#: The options recorded in ``study.json`` even when the file leaves them out (with their defaults).
+_ALWAYS_RECORDED = ("bootstrap", "seed", "tie_policy", "threshold")
 DATASET_KEYS = {
     "name": _STR, "path": _STR, "references": _LIST, "systems": _LIST, "judgments": _STR, "human_sys": _STR,
     "judgments_format": _STR, **_PER_DATASET,
@@ -124,9 +126,9 @@ class StudySpec:
     datasets: tuple[DatasetSpec, ...]
     #: study-wide choices of the keys in ``_PER_DATASET`` (None: the defaults)
     choices: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
-    #: bootstrap, seed, tie_policy, threshold, missing, doc_level
+    #: bootstrap, seed, tie_policy, threshold (as given, else their defaults), missing, doc_level
     settings: dict[str, Any] = field(default_factory=dict)
-    #: average, undefined, refit_epsilon, permutations (options of metaeval.evaluate.evaluate)
+    #: the other statistics options the file gives (average, undefined, refit_epsilon, ...)
     statistics_options: dict[str, Any] = field(default_factory=dict)
     equivalence: Any = None  # a metaeval.equivalence.EquivalenceSettings, or None
     char_segmenter: str = "char"
@@ -136,6 +138,33 @@ class StudySpec:
         study's alone when ``dataset`` is None."""
         own = getattr(dataset, key) if dataset is not None else None
         return own if own is not None else self.choices.get(key)
+
+    def settings_for(self, dataset: DatasetSpec | None) -> Settings:
+        """The :class:`~metaeval.stats.settings.Settings` of ``dataset`` (of the study when None):
+        the study's options, then the dataset's own statistics, groupings and levels."""
+        given = {**{k: v for k, v in self.settings.items() if k in OPTION_KEYS}, **self.statistics_options}
+        for key in _LISTED:
+            chosen = self.choice(dataset, key)
+            if chosen:
+                given[key] = statistics_list(chosen) if key == "statistics" else chosen
+        return Settings.build(**{OPTION_KEYS[k].field: v for k, v in given.items()})
+
+    def with_options(self, options: Mapping[str, Any]) -> StudySpec:
+        """The spec with ``options`` (statistics options by key, e.g. from the command line) in
+        place of the file's own, the datasets' own statistics, groupings and levels included."""
+        from dataclasses import replace
+
+        settings, extra, choices, datasets = dict(self.settings), dict(self.statistics_options), dict(self.choices), self.datasets
+        for key, value in options.items():
+            if key in _LISTED:
+                cleared: dict[str, Any] = {key: None}
+                choices[key] = tuple(value)
+                datasets = tuple(replace(d, **cleared) for d in datasets)
+            elif key in settings:
+                settings[key] = value
+            else:
+                extra[key] = value
+        return replace(self, settings=settings, statistics_options=extra, choices=choices, datasets=datasets)
 
 
 class _Reader:
@@ -232,13 +261,16 @@ def load_spec(path: "str | Path", data: "str | Path | None" = None, check: bool 
     twice = [n for i, n in enumerate(names) if n in names[:i]]
     if twice:
         raise UsageError(f"{source}: dataset: the name {twice[0]!r} is given twice (give each [[dataset]] its own name)")
+    for name, check in PORTED_OPTIONS.items():  # accepted from a ported configuration, changing no number
+        if name in study.table:
+            try:
+                check(study.table[name])
+            except MetaevalError as exc:
+                raise study.fail(name, str(exc)) from None
     choices = {key: study.names(key) for key in _PER_DATASET}
-    settings = {
-        "bootstrap": study.get("bootstrap", 1000), "seed": study.get("seed", 12345),
-        "tie_policy": study.get("tie_policy", "exclude"), "threshold": study.get("threshold"),
-        "missing": study.get("missing", "error"), "doc_level": study.get("doc_level", False),
-    }  # fmt: skip
-    options = {key: study.get(key) for key in ("average", "undefined", "refit_epsilon", "permutations") if key in study.table}
+    settings = {key: study.get(key, OPTION_KEYS[key].default) for key in _ALWAYS_RECORDED}
+    settings.update(missing=study.get("missing", "error"), doc_level=study.get("doc_level", False))
+    options = {key: study.get(key) for key in OPTION_KEYS if key not in _ALWAYS_RECORDED and key not in _LISTED and key in study.table}
     out = study.get("out")
     spec = StudySpec(
         source=source, name=study.get("name", source.stem), out=(source.parent / Path(out).expanduser()) if out else None,
@@ -301,21 +333,17 @@ def _key_of(spec: StudySpec, dataset: DatasetSpec | None, key: str) -> str:
 def check_spec(spec: StudySpec) -> None:
     """Names and settings the spec chooses exist; the error names the spec file and key."""
     from metaeval import segmenters
-    from metaeval.evaluate import Settings
     from metaeval.scoring import MetricChoice
 
     def fail(key: str, exc: Exception) -> UsageError:
         return UsageError(f"{spec.source}: {key}: {exc}")
 
     s = spec.settings
-    if s["bootstrap"] > MAX_BOOTSTRAP:
-        raise UsageError(f"{spec.source}: study.bootstrap: expected at most {MAX_BOOTSTRAP:,} resamples, got {s['bootstrap']:,}")
-    if s["bootstrap"] == 1:
-        raise UsageError(f"{spec.source}: study.bootstrap: 1 is undefined: a confidence interval needs at least 2 resamples (0 for none)")
-    for name in ("bootstrap", "seed", "permutations"):
-        value = s.get(name, spec.statistics_options.get(name, 0))
-        if value < 0:
-            raise UsageError(f"{spec.source}: study.{name}: expected a number >= 0, got {value}")
+    for key, value in {**{k: v for k, v in s.items() if k in OPTION_KEYS}, **spec.statistics_options}.items():
+        try:  # one option at a time, so that the error names its key
+            Settings.build(**{OPTION_KEYS[key].field: value})
+        except MetaevalError as exc:
+            raise fail(f"study.{key}", exc) from None
     checked: set[tuple[str, str]] = set()
     for dataset in (None, *spec.datasets):
         for key in ("segmenters", "word_segmenters", "metrics"):
@@ -327,22 +355,17 @@ def check_spec(spec: StudySpec) -> None:
                 except MetaevalError as exc:
                     raise fail(_key_of(spec, dataset, key), exc) from None
                 checked.add((key, name))
-        levels = spec.choice(dataset, "levels") or ("seg", "sys")
-        bad = [lv for lv in levels if lv not in ("seg", "sys")]
-        if bad:
-            raise UsageError(f"{spec.source}: {_key_of(spec, dataset, 'levels')}: unknown level {bad[0]!r}; known: seg, sys")
-        options = evaluate_options(spec, dataset)
+        for key in _LISTED:
+            chosen = spec.choice(dataset, key)
+            try:
+                given: dict[str, Any] = {OPTION_KEYS[key].field: statistics_list(chosen) if key == "statistics" else chosen} if chosen else {}
+                Settings.build(**given)
+            except MetaevalError as exc:
+                raise fail(_key_of(spec, dataset, key), exc) from None
         try:
-            Settings(
-                s["tie_policy"], s["threshold"], tuple(options.get("groupings", ())), tuple(options.get("statistics", ())) or Settings.statistics,
-                tuple(options.get("levels", ("seg", "sys"))), s["bootstrap"], s["seed"],
-                average=options.get("average", "macro"), undefined=options.get("undefined", "skip"),
-                permutations=options.get("permutations", 1000),
-            )  # fmt: skip
+            spec.settings_for(dataset)
         except MetaevalError as exc:
-            key = "statistics" if "statistic" in str(exc) else "groupings" if "grouping" in str(exc) else "study"
-            where = _key_of(spec, dataset, key) if key in _PER_DATASET else "study"
-            raise fail(where, exc) from None
+            raise fail(_key_of(spec, dataset, "statistics") if dataset is not None else "study", exc) from None
     if spec.equivalence is not None:
         try:
             segmenters.check(spec.char_segmenter)
@@ -358,7 +381,7 @@ def check_spec(spec: StudySpec) -> None:
 
 def statistics_list(given: tuple[str, ...] | None) -> tuple[str, ...] | None:
     """``statistics`` with ``"default"`` replaced by the default statistics (None stays None)."""
-    from metaeval.evaluate import DEFAULT_STATISTICS
+    from metaeval.stats.registry import DEFAULT_STATISTICS
 
     if given is None:
         return None
@@ -368,17 +391,4 @@ def statistics_list(given: tuple[str, ...] | None) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(out))
 
 
-def evaluate_options(spec: StudySpec, dataset: DatasetSpec | None) -> dict[str, Any]:
-    """The options of :func:`metaeval.evaluate.evaluate` for one dataset (only those given)."""
-    options = dict(spec.statistics_options)
-    statistics = statistics_list(spec.choice(dataset, "statistics"))
-    if statistics:
-        options["statistics"] = statistics
-    for key in ("groupings", "levels"):
-        chosen = spec.choice(dataset, key)
-        if chosen:
-            options[key] = chosen
-    return options
-
-
-__all__ = ["ANALYSES", "DatasetSpec", "StudySpec", "data_root", "evaluate_options", "load_spec", "read_toml"]
+__all__ = ["ANALYSES", "DatasetSpec", "StudySpec", "data_root", "load_spec", "read_toml", "statistics_list"]

@@ -5,10 +5,11 @@ language, SentencePiece models of increasing vocabulary learnt from the referenc
 placed on one axis, **mean characters per token**: non-whitespace characters divided by
 tokens over every reference and system output of the corpus (each occurrence counted).
 Against it stand the meta-evaluation statistics of each metric at that granularity, with
-95% bootstrap intervals, computed by the public API (:func:`metaeval.scoring.score_corpus`,
-:func:`metaeval.api.correlate`): segment-level consistency (Li et al. 2011), ``acc_eq``
-(WMT23) when the installed :mod:`metaeval.evaluate` knows it, segment-level Pearson, and
-system-level Spearman. Statistics not defined for the corpus's judgments are left out.
+95% bootstrap intervals (:func:`metaeval.scoring.score_corpus`,
+:func:`metaeval.stats.evaluate.evaluate`): by default segment-level consistency (Li et al.
+2011), ``acc_eq`` (WMT23), segment-level Pearson, and system-level Spearman; any statistics and
+settings a run takes (:class:`~metaeval.stats.settings.Settings`). Statistics not defined for
+the corpus's judgments are left out.
 
 Two more views of the same ladder:
 
@@ -18,23 +19,30 @@ Two more views of the same ladder:
 - **boundary agreement**: on the first reference, the F1 of token boundaries between every
   two granularities, ``2 |A ∩ B| / (|A| + |B|)`` over the positions (in the text without
   whitespace) where a token ends and another begins. ``char`` has every position.
+
+and the answer of :mod:`metaeval.answer`: per statistic, ``char`` against the best of the word
+segmenters, chosen in each bootstrap resample (the sweep's word segmenters are many, so the
+choice matters most here), with p-values adjusted over each statistic's metrics.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, cast
 
 import numpy as np
 import pandas as pd
 
 from metaeval.corpora.model import Corpus, Judgments
-from metaeval.errors import DataError, MissingDependencyError, UsageError
+from metaeval.errors import DataError, MissingDependencyError
+from metaeval.stats.settings import Settings
+from metaeval.versions import package_versions
 
 #: Metrics whose value depends on the granularity (chrF ignores tokens; ask for it with -m).
 DEFAULT_METRICS = ("bleu", "nist", "meteor", "gtm", "1-ter")
-#: Statistics drawn, as ``level:statistic``; those the installed evaluator lacks are skipped.
+#: Statistics drawn by default, as ``level:statistic``.
 STATISTICS = ("seg:consistency", "seg:acc_eq", "seg:pearson", "sys:spearman")
 #: Word (and character) segmenters per target language, from short to long units roughly.
 SEGMENTERS = {
@@ -71,10 +79,12 @@ class SweepResult:
 
     - ``granularities``: name, family, chars_per_token, tokens, characters, signature;
     - ``skipped``: name and reason of each segmenter that could not run here;
-    - ``results``: the ResultTable of :func:`metaeval.api.correlate`, with ``family`` and
+    - ``results``: the ResultTable of :func:`metaeval.stats.evaluate.evaluate`, with ``family`` and
       ``chars_per_token`` of the row's segmenter;
     - ``equivalence``: per granularity, M equivalent to N = 4 and ranking agreement;
-    - ``boundaries``: boundary F1 between every two granularities (long form).
+    - ``boundaries``: boundary F1 between every two granularities (long form);
+    - ``answer``: :func:`metaeval.answer.answer` of the results (char against the best word
+      segmenter, p-values adjusted as the settings' ``adjust`` says).
     """
 
     dataset: str
@@ -84,6 +94,7 @@ class SweepResult:
     equivalence: pd.DataFrame
     boundaries: pd.DataFrame
     signature: dict[str, Any] = field(default_factory=dict)
+    answer: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def default_segmenters(target_lang: str) -> tuple[str, ...]:
@@ -107,18 +118,10 @@ def subword_specs(reference_lines: Sequence[str], ladder: Sequence[tuple[str, Se
     return specs
 
 
-def available_statistics(wanted: Sequence[str] = STATISTICS) -> tuple[str, ...]:
-    """The statistics of ``wanted`` that :mod:`metaeval.evaluate` accepts (acc_eq may not be)."""
-    from metaeval.evaluate import Settings
-
-    known = []
-    for spec in wanted:
-        try:
-            Settings(statistics=(spec,))
-        except UsageError:
-            continue
-        known.append(spec)
-    return tuple(known)
+def default_settings(settings: Settings | None = None, **options: Any) -> Settings:
+    """The settings of a sweep: ``settings`` (default: every default, with the statistics of
+    :data:`STATISTICS`) with ``options`` (settings fields) replaced."""
+    return Settings.build(settings if settings is not None else Settings(statistics=STATISTICS), **options)
 
 
 def chars_per_token(token_lists: Sequence[Sequence[str]]) -> tuple[float, int, int]:
@@ -170,27 +173,32 @@ def sweep(
     subwords: Sequence[str] | None = None,
     metrics: Sequence[str] = DEFAULT_METRICS,
     kinds: Sequence[str] | None = None,
-    statistics: Sequence[str] = STATISTICS,
-    n_bootstrap: int = 1000,
-    seed: int = 12345,
+    settings: Settings | None = None,
     executor: cf.Executor | None = None,
     cache_dir: Any = None,
     equivalence: bool = True,
     progress: Callable[[str, int, int], None] | None = None,
+    **options: Any,
 ) -> SweepResult:
     """The granularity curve of ``corpus`` against ``judgments`` (see the module docstring).
 
     ``segmenters`` default to :data:`SEGMENTERS` of the target language (those whose
     package is missing are reported in ``skipped``); ``subwords`` default to
-    :func:`subword_specs` of the references (pass ``[]`` for none).
+    :func:`subword_specs` of the references (pass ``[]`` for none). ``settings`` (default:
+    :func:`default_settings`) with any of its fields in ``options`` (``n_bootstrap=200``,
+    ``statistics=[...]``) say what is computed, as for ``metaeval run``.
     """
-    from metaeval.api import correlate, package_versions
+    from metaeval.answer import answer, granularity_free
     from metaeval.equivalence import EquivalenceSettings, analyse, order_scores
+    from metaeval.stats.evaluate import evaluate
+    from metaeval.stats.human import resolve_kinds
     from metaeval.scoring import reference_lines, score_corpus, segmenter_label
     from metaeval import segmenters as registry
     from metaeval.segmenters.cache import SegmentationCache
 
+    chosen = default_settings(settings, **options)
     judgments.validate_against(corpus)
+    kinds = resolve_kinds(judgments, kinds)  # a wrong kind fails here, before any segmentation
     names = list(segmenters) if segmenters else list(default_segmenters(corpus.target_lang))
     refs = reference_lines(corpus)
     names += list(subwords) if subwords is not None else subword_specs(refs)
@@ -199,16 +207,13 @@ def sweep(
             registry.check(spec)
         except MissingDependencyError:
             continue  # reported in ``skipped``
-    stats_wanted = available_statistics(statistics)
-    if not stats_wanted:
-        raise UsageError(f"none of the statistics {list(statistics)} is known to this metaeval")
     segs, skipped = build_segmenters(corpus, names, cache_dir)
     if not segs:
         raise DataError(f"{corpus.name}: no segmenter of {names} can run here")
     texts = refs + [t for hyps in corpus.systems.values() for t in hyps]
     first_ref = corpus.refs_list()[0]
-    settings = EquivalenceSettings(max_word_order=EQUIVALENCE_N)
-    char_orders = order_scores(corpus, "char", settings.max_char_order) if equivalence else None
+    orders = EquivalenceSettings(max_word_order=EQUIVALENCE_N)
+    char_orders = order_scores(corpus, "char", orders.max_char_order) if equivalence else None
 
     rows, configs, bounds, equiv = [], [], {}, []
     for i, seg in enumerate(segs):
@@ -223,12 +228,13 @@ def sweep(
         configs += scored.configs
         if equivalence and char_orders is not None:
             word = order_scores(corpus, seg, EQUIVALENCE_N, cache)
-            equiv.append(_equivalence_row(label, analyse(word, char_orders, settings, corpus_name=corpus.name)))
+            equiv.append(_equivalence_row(label, analyse(word, char_orders, orders, corpus_name=corpus.name)))
         if progress:
             progress("granularities", i + 1, len(segs))
 
     granularities = pd.DataFrame([g.__dict__ for g in rows])
-    results = correlate(configs, judgments, kinds, statistics=stats_wanted, bootstrap=n_bootstrap, seed=seed, dataset=corpus.name)
+    results, samples = cast(tuple[pd.DataFrame, np.ndarray], evaluate(configs, judgments, kinds, chosen, dataset=corpus.name, return_samples=True))
+    summary = answer(results, samples, left_out=granularity_free(configs), adjust=chosen.adjust)
     lookup = granularities.set_index("name")
     results.insert(3, "family", results["segmenter"].map(lookup["family"]))
     results.insert(4, "chars_per_token", results["segmenter"].map(lookup["chars_per_token"]))
@@ -245,12 +251,16 @@ def sweep(
         "segments": corpus.n_segments,
         "references": corpus.reference_names,
         "metrics": list(metrics),
-        "statistics": list(stats_wanted),
-        "n_bootstrap": n_bootstrap,
-        "seed": seed,
+        "statistics": list(chosen.statistics),
+        "n_bootstrap": chosen.n_bootstrap,
+        "seed": chosen.seed,
         "segmenters": dict(zip(granularities["name"], granularities["signature"])),
         "versions": package_versions(),
     }
+    changed = {k: v for k, v in dataclasses.asdict(chosen).items()
+               if k not in ("statistics", "n_bootstrap", "seed") and v != getattr(Settings(), k)}
+    if changed:  # every other option that changes a number, where it is not the default
+        signature["options"] = changed
     return SweepResult(
         dataset=corpus.name,
         granularities=granularities,
@@ -259,6 +269,7 @@ def sweep(
         equivalence=pd.DataFrame(equiv),
         boundaries=pd.DataFrame(boundary_rows, columns=["a", "b", "f1"]),
         signature=signature,
+        answer=summary,
     )
 
 

@@ -1,4 +1,4 @@
-"""Segmenters: text to tokens at a chosen granularity (DESIGN.md, "Segmenters").
+"""Segmenters: text to tokens at a chosen granularity (docs/design.md, "Segmenters").
 
     >>> from metaeval import segmenters
     >>> segmenters.get("cjk-char")("我用iPhone 15拍照。")
@@ -20,7 +20,7 @@ from metaeval.segmenters.registry import ENTRY_POINT_GROUP, SegmenterInfo, avail
 
 # Built-ins register themselves on import; their third-party packages load lazily.
 from metaeval.segmenters import simple, cjk, jieba_adapter, pkuseg_adapter, mecab_adapter, optional  # noqa: E402,F401,I001
-from metaeval.segmenters import thulac_adapter, ja_extra, chasen_adapter, subword  # noqa: E402,F401,I001
+from metaeval.segmenters import thulac_adapter, ja_extra, chasen_adapter, subword, bytelevel  # noqa: E402,F401,I001
 from metaeval.segmenters.cache import SegmentationCache  # noqa: E402
 
 __all__ = [

@@ -3,7 +3,7 @@
 Every segmenter has a registry ``name``, is called as ``seg(text) -> list[str]``, segments
 batches with ``segment_many(texts)``, and describes itself with ``signature()``: the package
 versions, the dictionary identity and the normalisation, so that a number can be traced to
-the exact tokens (DESIGN.md, "Segmenters").
+the exact tokens (docs/design.md, "Segmenters").
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What one character is for ``char`` and ``cjk-char``: the policy for invisible characters
-and combining sequences (DESIGN.md, "Segmenters"; README, "Characters").
+and combining sequences (docs/design.md, "Segmenters"; README, "Characters").
 
 Invisible characters are the Unicode format characters (general category ``Cf`` in Python's
 ``unicodedata``: zero-width

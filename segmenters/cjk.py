@@ -84,7 +84,7 @@ def is_cjk(char: str) -> bool:
 @register("cjk-char")
 class CjkCharSegmenter(Segmenter):
     """CJK ideographs, kana, hangul and full-width/CJK punctuation one per token; runs of other
-    characters tokenized by sacrebleu's 13a (DESIGN.md, "Segmenters")."""
+    characters tokenized by sacrebleu's 13a (docs/design.md, "Segmenters")."""
 
     name = "cjk-char"
 

@@ -41,3 +41,9 @@ def load_golden_folder(folder: Path) -> tuple[list[list[list[str]]], dict[str, l
     golden = pd.read_csv(folder / "golden.tsv", sep="\t", dtype={"seg_id": str}, keep_default_na=False)
     golden["score"] = golden["score"].astype(float)
     return refs, systems, golden
+
+
+def shared_corpora() -> list[Path]:
+    """The corpus folders of ``../shared/data`` (``<dataset>/<pair>``, each with ``systems/``;
+    the ``original/`` copies of WMT24 are not separate corpora): the ten of its README."""
+    return sorted(p.parent for p in DATA.glob("*/*/systems")) if DATA.is_dir() else []

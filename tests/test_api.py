@@ -16,7 +16,7 @@ from tests.robustness._helpers import make_corpus, write
 FAST = dict(segmenters=["char", "whitespace"], metrics=["bleu"], bootstrap=20)
 #: Command-line destinations that choose how results are shown or saved, not what is computed:
 #: ``Study.leaderboard(format, layout)`` and ``Study.write(out, overwrite)`` take them.
-#: ``--compare``/``--comparisons`` write paired tests to a file (``metaeval.evaluate.compare_all`` in Python).
+#: ``--compare``/``--comparisons`` write paired tests to a file (``metaeval.stats.paired.compare_all`` in Python).
 PRESENTATION = {"format", "output", "overwrite", "quiet", "layout", "out", "func", "command", "compare", "comparisons"}
 #: Repeatable options are plural in Python; a switch may read the other way round.
 PLURAL = {"segmenter": "segmenters", "metric": "metrics", "kind": "kinds", "level": "levels", "text": "texts",
@@ -44,9 +44,10 @@ def test_api_takes_every_option_of_its_command(command):
     function = getattr(metaeval, COMMANDS[command])
     params = set(inspect.signature(function).parameters)
     if any(p.kind is p.VAR_KEYWORD for p in inspect.signature(function).parameters.values()):
-        from metaeval.evaluate import evaluate  # the statistics options go through to it
+        from metaeval.stats.evaluate import evaluate  # the run options go through to it
+        from metaeval.stats.settings import Settings  # and the statistics options become its settings
 
-        params |= set(inspect.signature(evaluate).parameters)
+        params |= set(inspect.signature(evaluate).parameters) | set(Settings.__dataclass_fields__)
     for action in sub._actions:
         dest = action.dest
         if dest in PRESENTATION or dest == "help":

@@ -1,10 +1,11 @@
-"""``metaeval list`` names the segmenters, metrics and corpus formats available."""
+"""``metaeval list`` names the segmenters, metrics, statistics and corpus formats available."""
 
 from __future__ import annotations
 
 from metaeval import corpora
 from metaeval.cli import main
 from metaeval.metrics import available_metrics
+from metaeval.stats.registry import STATISTICS
 
 
 def test_list_names_segmenters_metrics_and_formats(capsys):
@@ -13,7 +14,8 @@ def test_list_names_segmenters_metrics_and_formats(capsys):
     sections = out.split("\n\n")
     assert sections[1].startswith("segmenters:\n") and "  char " in sections[1]
     assert sections[2].splitlines()[1:] == [f"  {n:8s} {d}" for n, d in available_metrics().items()]
-    assert corpora.FORMATS and sections[3].splitlines() == ["formats:"] + [f"  {n}" for n in corpora.FORMATS]
+    assert [line.split()[0] for line in sections[3].splitlines()[1:]] == list(STATISTICS)  # one line per registry entry
+    assert corpora.FORMATS and sections[4].splitlines() == ["formats:"] + [f"  {n}" for n in corpora.FORMATS]
 
 
 def test_equivalence_options_reach_the_command():

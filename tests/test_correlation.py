@@ -1,4 +1,4 @@
-"""Tests of metaeval.correlation: scipy as the oracle, brute force and hand-counted cases."""
+"""Tests of the statistics of metaeval.stats (correlations, consistency, resampling, paired tests): scipy as the oracle, brute force and hand-counted cases."""
 
 from __future__ import annotations
 
@@ -11,26 +11,17 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metaeval.correlation import (
-    CORRELATIONS,
-    TIE_POLICIES,
-    Correlation,
-    average,
-    bootstrap_indices,
-    consistency,
-    correlate_vectors,
-    pair_counts,
-    paired_bootstrap_test,
-    paired_permutation_test,
-    percentile_ci,
-    resample_weights,
-    segment_correlation,
-    significance_clusters,
-    system_correlation,
-    weighted_kendall,
-    weighted_pearson,
-    weighted_spearman,
-)
+from metaeval.stats.correlations import average, correlate_vectors, CORRELATIONS, segment_correlation, system_correlation
+
+from metaeval.stats.pairwise import consistency, pair_counts, TIE_POLICIES
+
+from metaeval.stats.resampling import bootstrap_indices, percentile_ci, resample_weights
+
+from metaeval.stats.result import Correlation
+
+from metaeval.stats.significance import paired_bootstrap_test, paired_permutation_test, significance_clusters
+
+from metaeval.stats.weighted import weighted_kendall, weighted_pearson, weighted_spearman
 from metaeval.errors import UsageError
 
 pytestmark = pytest.mark.filterwarnings("ignore::scipy.stats.ConstantInputWarning")

@@ -1,4 +1,4 @@
-"""Edges of metaeval.correlation a golden value does not reach: what an undefined statistic
+"""Edges of the statistics of metaeval.stats a golden value does not reach: what an undefined statistic
 reports, the constant-vector tolerance of the bootstrap samples at large and tiny scales,
 Kendall over few segments with many systems, and inputs that arrive as floats."""
 
@@ -11,17 +11,15 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from metaeval.correlation import (
-    Correlation,
-    average,
-    correlate_vectors,
-    pair_counts,
-    paired_bootstrap_test,
-    segment_correlation,
-    system_correlation,
-    undefined,
-    weighted_kendall,
-)
+from metaeval.stats.correlations import average, correlate_vectors, segment_correlation, system_correlation
+
+from metaeval.stats.pairwise import pair_counts
+
+from metaeval.stats.result import Correlation, undefined
+
+from metaeval.stats.significance import paired_bootstrap_test
+
+from metaeval.stats.weighted import weighted_kendall
 from metaeval.errors import UsageError
 
 

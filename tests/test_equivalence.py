@@ -15,7 +15,7 @@ import pytest
 from scipy import stats as sps
 from sacrebleu.metrics import BLEU as SacreBLEU
 
-from metaeval.cli import cmd_equivalence as cli_equivalence
+from metaeval.cli.equivalence import cmd_equivalence as cli_equivalence
 from metaeval.cli import main
 from metaeval.report.equivalence import render_equivalence
 from metaeval.equivalence import (

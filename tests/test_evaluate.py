@@ -1,4 +1,4 @@
-"""Tests of metaeval.evaluate: hand-counted synthetic judgments and real WMT24 ESA data."""
+"""Tests of metaeval.stats.evaluate: hand-counted synthetic judgments and real WMT24 ESA data."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import scipy.stats
 
 from metaeval.corpora.model import Judgments
 from metaeval.errors import UsageError
-from metaeval.evaluate import RESULT_COLUMNS, compare, evaluate
+from metaeval.stats.evaluate import evaluate, RESULT_COLUMNS
+from metaeval.stats.paired import compare
 from metaeval.scoretable import ConfigScores
 
 SHARED = Path(os.environ.get("METAEVAL_SHARED", Path(__file__).resolve().parents[1] / ".." / "shared"))
@@ -179,7 +180,7 @@ def test_compare_and_clusters() -> None:
 
 
 def test_compare_reads_the_items_an_evaluation_stored_for_more_statistics(tmp_path, monkeypatch) -> None:
-    import metaeval.evaluate as evaluate_module
+    import metaeval.stats.evaluate as evaluate_module
 
     judg, good, bad, _ = random_setup()
     plain = [compare([bad, good], judg, "da", s, level, n_bootstrap=200) for s, level in (("pearson", "seg"), ("spearman", "sys"))]
@@ -266,7 +267,7 @@ def test_wmt24_esa_with_a_length_metric(wmt24) -> None:  # noqa: ANN001
 def test_configurations_with_the_same_scores_are_evaluated_once(monkeypatch) -> None:
     """chrF ignores spaces, so its scores are the same under every segmenter: such twins (same
     metric, scores and statistics) are evaluated once, and each gets the numbers it would get alone."""
-    import metaeval.evaluate as evaluate_module
+    import metaeval.stats.evaluate as evaluate_module
 
     judg, good, bad, _ = random_setup()
     twin = config(good.seg_scores.copy(), good.systems, "good", segmenter="jieba")

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from metaeval.cli import main
-from metaeval.evaluate import statistics_signature
+from metaeval.stats.settings import statistics_signature
 from tests.test_cli_correlate_options import files  # noqa: F401 (fixture)
 
 
@@ -35,13 +35,30 @@ def test_statistics_signature_records_every_option():
     assert default["epsilon"].startswith("re-fitted on every bootstrap resample")
 
 
+def test_the_statistics_signature_names_the_groupings_of_the_statistics_asked_for_only(monkeypatch):
+    """A run's signature says which grouping each grouped statistic it asked for used, and does not
+    change when the registry gains a statistic the run did not ask for."""
+    from dataclasses import replace
+
+    import metaeval.stats.registry as registry
+
+    assert statistics_signature()["groupings"] == "default per statistic (pearson: none, acc_eq: item)"
+    named = statistics_signature(statistics=["seg:pearson", "seg:kendall_acc23@item", "seg:consistency"])
+    assert named["groupings"] == "default per statistic (pearson: none)"
+    assert statistics_signature(statistics=["sys:pearson"])["groupings"] == "default per statistic (no grouped statistic asked)"
+    before = statistics_signature()
+    monkeypatch.setitem(registry.REGISTRY, "extra", replace(registry.REGISTRY["kendall_b"], name="extra"))
+    assert statistics_signature() == before
+
+
 def test_compare_resamples_as_often_as_the_command_line_by_default(files):  # noqa: F811
     from metaeval.api import configs_from_table, read_judgments, read_scores
     from metaeval.cli import build_parser
-    from metaeval.evaluate import compare
+    from metaeval.cli.options import settings_from_args
+    from metaeval.stats.paired import compare
     from tests.test_cli_comparisons_options import add_configs
 
-    assert build_parser().parse_args(["run", "corpus"]).bootstrap == 1000
+    assert settings_from_args(build_parser().parse_args(["run", "corpus"])).n_bootstrap == 1000
     add_configs(files["scores"], twin=False)
     configs = configs_from_table(read_scores(files["scores"]), source="scores")
     (row,) = compare(configs, read_judgments(files["judgments"], None, None), "esa").itertuples()
@@ -79,7 +96,7 @@ def test_skipped_segments_are_counted_in_the_note(capsys, files):  # noqa: F811
 
 def test_unknown_undefined_policy_is_named():
     from metaeval.errors import UsageError
-    from metaeval.evaluate import Settings
+    from metaeval.stats.settings import Settings
 
     with pytest.raises(UsageError, match=r"^unknown undefined policy 'drop'; known: "):
         Settings(undefined="drop")
@@ -87,7 +104,7 @@ def test_unknown_undefined_policy_is_named():
 
 def test_progress_counts_the_configurations(files):  # noqa: F811
     from metaeval.api import configs_from_table, read_judgments, read_scores
-    from metaeval.evaluate import evaluate
+    from metaeval.stats.evaluate import evaluate
 
     configs = configs_from_table(read_scores(files["scores"]), source="scores")
     calls = []

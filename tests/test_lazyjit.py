@@ -15,10 +15,11 @@ from tests.timing import run
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _python(code: str, *paths: Path) -> dict:
-    """Run ``code`` in a fresh interpreter (numba not yet imported); it prints one JSON line."""
-    env_path = ":".join(str(p) for p in (REPO, *paths))
-    proc = run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=REPO,
+def _python(code: str, *paths: Path, repo: Path = REPO) -> dict:
+    """Run ``code`` in a fresh interpreter (numba not yet imported) that imports metaeval from
+    ``repo``; it prints one JSON line."""
+    env_path = ":".join(str(p) for p in (repo, *paths))
+    proc = run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=repo,
                           env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"}, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -92,3 +93,33 @@ def test_a_warm_run_does_not_import_numba(tmp_path):
     assert cold["numba"] is True and warm["numba"] is False
     assert warm["rows"] == cold["rows"] > 0
     np.testing.assert_array_equal(np.array(warm["values"], dtype=float), np.array(cold["values"], dtype=float))
+
+
+def test_a_fresh_install_of_the_same_source_loads_the_compiled_kernels(tmp_path):
+    """Kernels compiled by one install are found by another of the same source (a copy of the
+    package elsewhere, with new file times and no __pycache__), through the content-keyed folder."""
+    import shutil
+
+    cache = tmp_path / "kernels"
+    copies = []
+    for name in ("first", "second"):
+        shutil.copytree(REPO / "metaeval", tmp_path / name / "metaeval", ignore=shutil.ignore_patterns("__pycache__"))
+        copies.append(tmp_path / name)
+    code = f"""
+        import json, os
+        os.environ["METAEVAL_KERNEL_CACHE"] = {str(cache)!r}
+        import metaeval
+        from metaeval.metrics import get_metric, ngrams
+        bleu = get_metric("bleu")
+        stats = bleu.segment_stats([list("今天下雨了")], bleu.prepare([[list("今天下雨。")]]))
+        kernel = ngrams._hash_table
+        print(json.dumps({{"file": metaeval.__file__, "hits": sum(kernel.stats.cache_hits.values()),
+                          "misses": sum(kernel.stats.cache_misses.values()), "stats": stats.tolist()}}))
+    """
+    first = _python(code, repo=copies[0])
+    second = _python(code, repo=copies[1])
+    assert first["file"].startswith(str(copies[0])) and second["file"].startswith(str(copies[1]))
+    assert first["misses"] == 1 and first["hits"] == 0  # compiled by the first install
+    assert second["misses"] == 0 and second["hits"] == 1  # loaded by the second, not compiled again
+    assert second["stats"] == first["stats"]
+    assert [p.name.split("-")[0] for p in cache.iterdir()] == ["ngrams"]

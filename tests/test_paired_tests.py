@@ -12,11 +12,9 @@ import math
 import numpy as np
 import pytest
 
-from metaeval.correlation import (
-    Correlation,
-    paired_bootstrap_test,
-    paired_permutation_test,
-)
+from metaeval.stats.result import Correlation
+
+from metaeval.stats.significance import paired_bootstrap_test, paired_permutation_test
 from metaeval.errors import UsageError
 
 # sample-by-sample a - b: +0.3, -0.1, 0.0, -0.1, +0.5, +0.4, NaN, NaN, +0.7, +0.1

@@ -179,7 +179,7 @@ def test_text_digest_separates_texts():
 
 
 def test_bootstrap_in_blocks_gives_the_samples_of_one_draw(small_corpus, monkeypatch):
-    import metaeval.evaluate as evaluate_module
+    import metaeval.stats.evaluate as evaluate_module
     from metaeval.corpora import read
 
     _, judgments = read(WMT24_ZH)
@@ -198,7 +198,7 @@ def test_bootstrap_in_blocks_gives_the_samples_of_one_draw(small_corpus, monkeyp
 
 
 def test_stored_correlations_give_identical_results(small_corpus, tmp_path, monkeypatch):
-    import metaeval.evaluate as evaluate_module
+    import metaeval.stats.evaluate as evaluate_module
     from metaeval.corpora import read
 
     _, judgments = read(WMT24_ZH)

@@ -7,7 +7,8 @@ import io
 
 import pytest
 
-from metaeval.cli import _table_text, _write_table
+from metaeval.cli.common import table_text as _table_text
+from metaeval.cli.score import write_table as _write_table
 from metaeval.scoring import score_corpus, shared_tokens
 from tests.test_scoring import SpaceSegmenter, UnigramPrecision, make_corpus
 

@@ -70,3 +70,66 @@ def test_targets_not_measured_are_shown_as_such():
     results["ter_setup"]["all_numbers_identical"] = False
     row = [r for r in targets(results, None) if r.target == "2× faster, identical"][0]
     assert row.met is False and "NOT identical" in row.measured
+
+
+def _cpu_entry(load: float) -> dict:
+    """A made-up measurement of the CPU-time targets, round numbers to check by hand."""
+    one = {"seconds": 30.0, "cpu_seconds": 28.0}
+    return {
+        "cpus": 2, "repeat": 1, "load_average_1_5_15_at_start": [load, load, load],
+        "stages": {"run_cpu_seconds": 28.0, "segmentation_floor_cpu_seconds": 16.0, "work_besides_segmentation_ratio": 0.75},
+        "workload_rounds": [{"parallel": {"seconds": 16.8, "cpu_seconds": 30.0}, "one_process": one}],
+        "memory": {"seconds": 20.0, "cpu_seconds": 31.0, "peak_pss_mb": 1331.2, "peak_rss_mb": 2048.0},
+        "li2011_rounds": [{"parallel": {"seconds": 100.0, "cpu_seconds": 160.0}, "one_process": {"seconds": 170.0, "cpu_seconds": 150.0}}],
+        "bleu_process": {"metaeval_cpu_seconds": 2.0, "sacrebleu_cpu_seconds": 90.0, "speedup": 45.0},
+    }  # fmt: skip
+
+
+def test_cpu_targets_are_ratios_of_the_figures_beside_them():
+    from benchmarks import cpu_targets
+
+    rows = {measure: (measured, met) for measure, measured, _, met in cpu_targets.rows(_cpu_entry(0.1))}
+    work, efficiency, memory, li2011, bleu = rows.values()
+    assert work == ("28.0 CPU-s run, 16.0 CPU-s segmentation floor: 0.75×", "yes")
+    # 16.8 s against 28 CPU-s over 2 CPUs = 1.2: over the 1.15 target
+    assert efficiency == ("16.8 s against 28.0 CPU-s / 2: 1.20×", "**no**")
+    assert memory == ("1.30 GB", "**no**")
+    assert li2011 == ("160.0 CPU-s; efficiency 1.33×", "yes / **no**")  # 100 / (150 / 2)
+    assert bleu == ("2.00 CPU-s against 90.0 for sacrebleu: 45.0×", "yes")
+
+
+def test_wall_clock_ratios_measured_under_load_are_not_stored():
+    from benchmarks import cpu_targets
+
+    busy = cpu_targets.stored_entry(_cpu_entry(3.0))
+    assert "seconds" not in busy["workload_rounds"][0]["parallel"] and "seconds" not in busy["memory"]
+    assert busy["li2011_rounds"][0]["parallel"] == {"cpu_seconds": 160.0}
+    rows = {measure: measured for measure, measured, _, _ in cpu_targets.rows(busy)}
+    assert rows["parallel efficiency, fixed workload, default `--jobs`"].startswith("not stored (wall clock under load")
+    assert cpu_targets.stored_entry(_cpu_entry(0.1)) == _cpu_entry(0.1)
+
+
+def test_scaling_document_is_generated_from_the_committed_results():
+    from benchmarks.scaling import DOC, document
+
+    assert DOC.read_text(encoding="utf-8") == document(read_results()), (
+        "docs/scaling.md differs from benchmarks/results.json: run python -m benchmarks.scaling"
+    )
+
+
+def test_scaling_model_divides_the_work_until_the_longest_task():
+    from benchmarks.scaling import study_model
+
+    stages = {"workload": {"segmenters": ["a", "b"], "metrics": ["m1", "m2"]},
+              "stages_cpu_seconds": {"statistics: x": 3.0, "answer": 1.0, "imports": 1.5, "kernels m1": 0.5,
+                                     "reading corpus and judgments": 0.5, "command line, rest": 0.5}}
+    seg = {"segmentation_cpu_seconds": 10.0, "metric_cpu_seconds": {"m1": 4.0, "chrf": 2.0}, "pairs": 634 * 2,
+           "peak_rss_mb": 700.0, "segmenter_rss_mb": 500.0}
+    costs = {"metrics": ["m1", "chrf"], "datasets": {"d": {"s1": seg, "s2": dict(seg, segmenter_rss_mb=100.0)}}}
+    model = study_model(costs, stages)  # fmt: skip
+    d = model["datasets"]["d"]
+    # statistics: 4 CPU-s over the fixed workload's 4 configurations = 1 per configuration; chrF once
+    assert (d["segmentation"], d["scoring"], d["statistics"]) == (20.0, 10.0, 4.0)
+    assert d["longest_task"] == 3.0  # one of 2 systems: (4 + 2) / 2
+    assert d["worker_mb_keeping_models"] == 200.0 + 500.0 + 100.0
+    assert model["seconds"][1] == 1.0 + 34.0 + 2.0 and model["seconds"][64] == 1.0 + 3.0 + 2.0

@@ -266,7 +266,7 @@ def test_dataset_paths_resolve_against_the_data_folder(tmp_path, monkeypatch):
 
 
 def test_default_in_statistics_stands_for_the_default_statistics():
-    from metaeval.evaluate import DEFAULT_STATISTICS
+    from metaeval.stats.registry import DEFAULT_STATISTICS
     from metaeval.studyspec import statistics_list
 
     assert statistics_list(("default", "seg:kendall_acc23@item")) == DEFAULT_STATISTICS + ("seg:kendall_acc23@item",)

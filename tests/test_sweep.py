@@ -15,6 +15,7 @@ from metaeval import segmenters
 from metaeval import sweep as sweep_module
 from metaeval.api import run
 from metaeval.cli import main
+from metaeval.errors import UsageError
 from metaeval.sweep import boundaries, boundary_f1, chars_per_token, subword_specs, sweep
 
 SHARED = Path(os.environ.get("METAEVAL_SHARED", Path(__file__).resolve().parents[1] / ".." / "shared")).resolve()
@@ -71,11 +72,11 @@ def test_subword_ladder_scales_with_the_character_inventory() -> None:
     ]
 
 
-def test_unknown_statistics_are_left_out() -> None:
-    assert sweep_module.available_statistics(("seg:consistency", "seg:no_such_statistic", "sys:spearman")) == (
-        "seg:consistency",
-        "sys:spearman",
-    )
+def test_the_default_statistics_and_an_unknown_one() -> None:
+    assert sweep_module.default_settings().statistics == sweep_module.STATISTICS
+    assert sweep_module.default_settings(n_bootstrap=50).n_bootstrap == 50
+    with pytest.raises(UsageError, match="unknown statistic 'seg:no_such_statistic'; known: seg:consistency"):
+        sweep_module.default_settings(statistics=["seg:consistency", "seg:no_such_statistic"])
 
 
 def test_sweep_matches_run_and_places_each_granularity(small_corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -106,6 +107,14 @@ def test_sweep_matches_run_and_places_each_granularity(small_corpus: Path, monke
     assert set(result.results["statistic"]) >= {"consistency", "pearson", "spearman"}
     assert list(result.equivalence["granularity"]) == list(result.granularities["name"])
     assert set(result.boundaries["a"]) | set(result.boundaries["b"]) == set(result.granularities["name"])
+    # the answer (char against the best word segmenter; spm is no word level) tallies as run's does
+    counts = ["metrics", "char_ahead", "char_significant", "word_significant"]
+    ranking = ["judgment_kind", "level", "statistic", "grouping"]
+    mine_answer = result.answer.set_index(ranking)[counts]
+    theirs_answer = direct.answer.set_index(ranking)[counts]
+    shared = mine_answer.index.intersection(theirs_answer.index)
+    assert len(shared) >= 3 and mine_answer.loc[shared].equals(theirs_answer.loc[shared])
+    assert (result.answer["word_segmenter"] == "jieba").all() and result.answer["p_adjusted"].notna().all()
 
 
 def test_command_writes_the_same_files_twice_and_refuses_to_overwrite(small_corpus: Path, tmp_path: Path, capsys) -> None:  # noqa: ANN001
@@ -114,7 +123,7 @@ def test_command_writes_the_same_files_twice_and_refuses_to_overwrite(small_corp
     assert main(args + ["--out", str(tmp_path / "a")]) == 0
     assert main(args + ["--out", str(tmp_path / "b")]) == 0
     names = sorted(p.name for p in (tmp_path / "a").iterdir())
-    assert names == sorted(["curve.png", "summary.md", "results.tsv", "granularities.tsv", "best.tsv", "spread.tsv",
+    assert names == sorted(["curve.png", "summary.md", "answer.tsv", "results.tsv", "granularities.tsv", "best.tsv", "spread.tsv",
                             "boundaries.tsv", "equivalence.tsv", "signature.json"])  # fmt: skip
     for name in names:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name

@@ -12,9 +12,10 @@ import pytest
 import scipy.stats
 
 from metaeval.cli import main
-from metaeval.correlation import resample_weights
-from metaeval.syspairs import pairwise_accuracy, soft_pairwise_accuracy, system_kendall_c, williams_test
-from metaeval.tiestats import Options, tie_statistic
+from metaeval.stats.resampling import resample_weights
+from metaeval.stats.significance import williams_test
+from metaeval.stats.syspairs import pairwise_accuracy, soft_pairwise_accuracy, system_kendall_c
+from metaeval.stats.kendall import tie_statistic
 from tests.golden_util import GOLDEN
 
 MTME = GOLDEN / "mtme-stats" / "en-zh"
@@ -112,14 +113,14 @@ def test_all_ties_and_constant_scores_are_undefined_with_a_reason() -> None:
     metric = np.array([[0.1, 0.9], [0.5, 0.5], [0.9, 0.1]])
     human = np.array([[2.0, 3.0], [2.0, 2.0], [2.0, 1.0]])
     # segment 1: 3 human ties, metric differs -> 0/3; segment 2: A-B con, A-C con, B-C con -> 3/3
-    assert tie_statistic(metric, human, "kendall_acc23", Options("item")).value == pytest.approx(0.5)
+    assert tie_statistic(metric, human, "kendall_acc23", "item").value == pytest.approx(0.5)
     assert math.isnan(pairwise_accuracy(np.array([0.2, 0.3]), np.array([1.0, 1.0])).value)
     assert "constant human" in soft_pairwise_accuracy(np.array([[0.2, 0.3], [0.1, 0.4]]), np.ones((2, 2))).undefined_reason
 
 
 def test_one_system_is_undefined_at_item_level_and_system_level() -> None:
     m, h = np.array([[0.3, 0.4]]), np.array([[1.0, 2.0]])
-    r = tie_statistic(m, h, "acc_eq", Options(grouping="item"))
+    r = tie_statistic(m, h, "acc_eq", "item")
     assert math.isnan(r.value) and "two judged items" in r.undefined_reason
     for fn in (pairwise_accuracy, system_kendall_c):
         out = fn(np.array([0.5]), np.array([1.0]))
@@ -132,9 +133,9 @@ def test_item_grouping_macro_micro_and_undefined_as_zero() -> None:
     # segment 3: 2 systems tied by the humans -> kendall_b undefined
     metric = np.array([[0.9, 0.1, 0.5], [0.5, 0.2, 0.7], [0.1, np.nan, np.nan]])
     human = np.array([[3.0, 2.0, 4.0], [2.0, 1.0, 4.0], [1.0, np.nan, np.nan]])
-    macro = tie_statistic(metric, human, "kendall_b", Options("item"))
-    micro = tie_statistic(metric, human, "kendall_b", Options("item", average="micro"))
-    zero = tie_statistic(metric, human, "kendall_b", Options("item", undefined="zero"))
+    macro = tie_statistic(metric, human, "kendall_b", "item")
+    micro = tie_statistic(metric, human, "kendall_b", "item", average="micro")
+    zero = tie_statistic(metric, human, "kendall_b", "item", undefined="zero")
     assert macro.value == pytest.approx((1 - 1) / 2) and macro.counts["skipped"] == 1
     assert micro.value == pytest.approx((3 * 1 + 2 * -1) / 5)
     assert zero.value == pytest.approx((1 - 1 + 0) / 3)
@@ -183,7 +184,7 @@ def test_bootstrap_with_unit_weights_reproduces_the_point_value() -> None:
     ones = np.ones((1, 10))
     for grouping in ("none", "item", "sys"):
         for statistic in ("kendall_b", "kendall_c", "kendall_23", "acc_eq", "tau_eq"):
-            r = tie_statistic(metric, human, statistic, Options(grouping), weights=ones)
+            r = tie_statistic(metric, human, statistic, grouping, weights=ones)
             assert r.samples[0] == pytest.approx(r.value, abs=1e-12), (grouping, statistic)
 
 
@@ -194,14 +195,14 @@ def test_resampled_pooled_statistic_equals_the_statistic_of_the_resampled_data()
     metric = np.round(human + rng.normal(size=human.shape), 1)
     weights = resample_weights(np.array([[0, 2, 3, 5, 8]]), 9)
     for statistic in ("kendall_b", "kendall_c", "kendall_acc23"):
-        r = tie_statistic(metric, human, statistic, Options("none"), weights=weights)
+        r = tie_statistic(metric, human, statistic, "none", weights=weights)
         subset = tie_statistic(metric[:, [0, 2, 3, 5, 8]], human[:, [0, 2, 3, 5, 8]], statistic)
         assert r.samples[0] == pytest.approx(subset.value, abs=1e-12), statistic
 
 
 @pytest.mark.parametrize("scale", [1, 3, 100_000])
 def test_resampled_pair_counts_are_the_float64_products_bit_for_bit(scale: int) -> None:
-    from metaeval.tiestats import _product
+    from metaeval.stats.kendall import _product
 
     rng = np.random.default_rng(scale)
     n = 300

@@ -56,16 +56,22 @@ class Module:
     tests: tuple[str, ...]  # the tests run against it
 
 
+#: The statistics over arrays, and the modules that run them over configurations (metaeval/stats/).
+_ARRAY_STATISTICS = ("correlations", "weighted", "pairwise", "resampling", "significance", "grouping")
+_RUN_STATISTICS = (
+    "evaluate", "registry", "settings", "paired", "clusters", "itemstore", "human", "kendall", "tallies", "calibration",
+    "syspairs", "chance",
+)  # fmt: skip
 MODULES = {
-    "metaeval/correlation.py": Module(
-        ("metaeval/correlation.py",), ("metaeval.correlation.*",),
-        ("tests/test_correlation.py", "tests/test_correlation_edges.py", "tests/test_paired_tests.py",
+    "metaeval/stats/ (statistics over arrays)": Module(
+        tuple(f"metaeval/stats/{m}.py" for m in _ARRAY_STATISTICS), tuple(f"metaeval.stats.{m}.*" for m in _ARRAY_STATISTICS),
+        ("tests/test_correlation.py", "tests/test_correlation_edges.py", "tests/test_paired_tests.py", "tests/test_tiestats.py",
          "tests/test_cli_correlate_options.py"),
     ),
-    "metaeval/evaluate.py": Module(
-        ("metaeval/evaluate.py",), ("metaeval.evaluate.*",),
+    "metaeval/stats/ (a run)": Module(
+        tuple(f"metaeval/stats/{m}.py" for m in _RUN_STATISTICS), tuple(f"metaeval.stats.{m}.*" for m in _RUN_STATISTICS),
         ("tests/test_evaluate.py", "tests/test_cli_correlate_options.py", "tests/test_cli_comparisons_options.py",
-         "tests/test_evaluate_notes.py", "tests/test_tiestats.py",
+         "tests/test_evaluate_notes.py", "tests/test_tiestats.py", "tests/test_statistics_registry.py",
          "tests/test_cli.py::test_cache_dir_keeps_segmentations_and_changes_no_number"),
     ),
     "metaeval/equivalence.py": Module(("metaeval/equivalence.py",), ("metaeval.equivalence.*",),
@@ -73,10 +79,10 @@ MODULES = {
     "metaeval/metrics/": Module(
         ("metaeval/metrics/*",), ("metaeval.metrics.*",), ("tests/metrics/", "tests/test_golden_end_to_end.py"),
     ),
-    "metaeval/cli.py": Module(
-        ("metaeval/cli.py",), ("metaeval.cli.*",),
+    "metaeval/cli/": Module(
+        ("metaeval/cli/*",), ("metaeval.cli.*",),
         ("tests/test_cli_correlate_options.py", "tests/test_cli_comparisons_options.py", "tests/test_cli.py",
-         "tests/test_cli_run_options.py", "tests/robustness/test_command_lines.py"),
+         "tests/test_cli_run_options.py", "tests/test_option_effects.py", "tests/robustness/test_command_lines.py"),
     ),
     "experiments/": Module(
         ("experiments/li2011/__main__.py", "experiments/denoual2005/__main__.py"),
@@ -123,16 +129,24 @@ def _prepare(label: str, module: Module) -> Path:
     listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=REPO,
                             capture_output=True, text=True, check=True).stdout.splitlines()
     for name in listed:
-        source, target = REPO / name, work / name
-        if name.startswith("mutation-runs/") or not (source.is_symlink() or source.is_file()):
+        source, target = REPO / name, work / _installed_path(name)
+        if name.startswith("mutation-runs/") or not source.is_file():
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_symlink():  # metaeval/segmenters -> ../segmenters stays a link
-            os.symlink(os.readlink(source), target)
-        else:
-            shutil.copy2(source, target)
+        shutil.copy2(source, target)
     _configure(work, module)
     return work
+
+
+#: Folders of the repository installed as subpackages of metaeval (pyproject.toml, ``package-dir``).
+MAPPED = ("segmenters", "corpora")
+
+
+def _installed_path(name: str) -> str:
+    """Where a file of the repository goes in the copy: ``segmenters/x.py`` as installed,
+    ``metaeval/segmenters/x.py``, so that mutmut's ``mutants/metaeval`` holds every subpackage."""
+    top = name.split("/", 1)[0]
+    return f"metaeval/{name}" if top in MAPPED else name
 
 
 def _configure(work: Path, module: Module) -> None:
@@ -376,8 +390,8 @@ NOTES = [
     "  run against the mutant (\"no tests\"). The command-line tests in the selections call",
     "  `metaeval.cli.main` in the process; `tests/robustness/test_output_safety.py`, which runs the script,",
     "  is left out.",
-    "- Each module runs in its own copy of the tree: `metaeval/segmenters` and `metaeval/corpora` are",
-    "  symbolic links, copied as links into the copy and by `also_copy` into mutmut's `mutants/`.",
+    "- Each module runs in its own copy of the tree, laid out as installed: `segmenters/` and `corpora/`",
+    "  are copied to `metaeval/segmenters` and `metaeval/corpora`, so mutmut's `mutants/` holds them.",
     "- *cli.py*: its selection holds the tests of `correlate`, `run`, `score` and the usage errors; tests",
     "  of `list`, `sweep`, `study` and `equivalence` options were checked with `verify`. Left: two *no",
     "  tests* mutants (`study --scheduler`, `sweep --kind`, whose tests need a Dask scheduler or a full",
@@ -444,21 +458,23 @@ def _wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
 
 
 #: Defects planted by hand, each of which some test must catch: (label, file, [(old, new, which
-#: occurrence or None for all)], tests). The CLI ones hard-wire an option to its default at
-#: each place its value is passed on.
-CLI_CORRELATE = ("tests/test_cli_correlate_options.py",)
-CLI_RUN = ("tests/test_cli_run_options.py", "-k", "tie_policy or signature")
-CLI_COMPARE = ("tests/test_cli_comparisons_options.py",)
+#: occurrence or None for all)], tests). The option ones make a statistics option change nothing:
+#: dropped where the command line reads it, or where a statistic takes it.
+OPTION_EFFECTS = ("tests/test_option_effects.py",)
 PLANTS = [
-    ("`2.0 * flipped` → `1.0 * flipped` (paired bootstrap p)", "metaeval/correlation.py",
+    ("`2.0 * flipped` → `1.0 * flipped` (paired bootstrap p)", "metaeval/stats/significance.py",
      [("2.0 * flipped", "1.0 * flipped", None)], ("tests/test_paired_tests.py",)),
-    ("`--tie-policy` and `--threshold` hard-wired to their defaults everywhere", "metaeval/cli.py",
-     [("args.tie_policy", '"exclude"', None), ("args.threshold", "None", None)], CLI_CORRELATE),
-] + [
-    (f"`--{option}` hard-wired to its default in {where}", "metaeval/cli.py", [(f"args.{option.replace('-', '_')}", default, k)], tests)
-    for k, where, tests in ((0, "`metaeval correlate`", CLI_CORRELATE), (1, "the signature of `correlate`", CLI_CORRELATE),
-                            (2, "`--comparisons`", CLI_COMPARE), (3, "`metaeval run`", CLI_RUN))
-    for option, default in (("tie-policy", '"exclude"'), ("threshold", "None"))
+    ("every statistics option dropped where the command line reads it", "metaeval/cli/options.py",
+     [("if value is not None:", "if value is None and False:", None)], OPTION_EFFECTS),
+    ("`--tie-policy` hard-wired to its default in pairwise consistency", "metaeval/stats/registry.py",
+     [("tie_policy=s.tie_policy", 'tie_policy="exclude"', None)], OPTION_EFFECTS),
+    ("`--threshold` hard-wired to its default in pairwise consistency", "metaeval/stats/registry.py",
+     [("threshold=s.threshold", "threshold=None", None)], OPTION_EFFECTS),
+    ("the settings of a statistic not handed to it (`--average`, `--undefined`, `--fixed-epsilon`)", "metaeval/stats/evaluate.py",
+     [("{o: getattr(settings, o) for o in entry.options}", "{}", None)], OPTION_EFFECTS),
+    ("`--comparisons` tested on default settings", "metaeval/cli/options.py",
+     [("compare_all(configs, judgments, results, args.compare, settings)", "compare_all(configs, judgments, results, args.compare)", None)],
+     ("tests/test_cli_comparisons_options.py",)),
 ]
 
 

@@ -15,13 +15,13 @@ from metaeval.metrics.base import Metric, coerce_options, parse_spec
 
 #: name -> (module, class, fixed options, one-line description)
 _REGISTRY: dict[str, tuple[str, str, dict[str, object], str]] = {
-    "bleu": ("metaeval.metrics.bleu", "BLEU", {}, "BLEU (Papineni et al. 2002) as in mteval-v13a; n=4, smooth=mteval"),
+    "bleu": ("metaeval.metrics.bleu", "BLEU", {}, "BLEU (Papineni et al. 2002) as in mteval-v13a; n=4, smooth=mteval, effective_order=false"),
     "nist": ("metaeval.metrics.nist", "NIST", {}, "NIST (Doddington 2002) as in mteval-v13a; n=5"),
     "ter": ("metaeval.metrics.ter", "TER", {}, "TER (Snover et al. 2006) as in tercom 0.7.25; lower is better"),
     "1-ter": ("metaeval.metrics.ter", "TER", {"invert": True}, "1 - TER, higher is better (Li et al. 2011)"),
     "gtm": ("metaeval.metrics.gtm", "GTM", {}, "GTM F-measure (Melamed et al. 2003) as in GTM 1.4; e=1"),
     "meteor": ("metaeval.metrics.meteor", "METEOR", {}, "METEOR 1.5, exact module; params=other|en"),
-    "chrf": ("metaeval.metrics.chrf", "ChrF", {}, "chrF (Popovic 2015) through sacrebleu; spaces ignored"),
+    "chrf": ("metaeval.metrics.chrf", "ChrF", {}, "chrF (Popovic 2015) as sacrebleu; spaces ignored unless whitespace=true"),
     "chrf++": ("metaeval.metrics.chrf", "ChrF", {"word_order": 2}, "chrF++ (Popovic 2017) through sacrebleu"),
 }
 

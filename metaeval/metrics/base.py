@@ -21,7 +21,7 @@ from metaeval.errors import UsageError
 
 #: One segment's tokens.
 Tokens = Sequence[str]
-#: References as ``[n_refs][n_segments]`` token lists (STYLE.md: ``hyps, refs`` order).
+#: References as ``[n_refs][n_segments]`` token lists (docs/style.md: ``hyps, refs`` order).
 Refs = Sequence[Sequence[Tokens]]
 
 

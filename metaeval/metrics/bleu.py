@@ -17,6 +17,18 @@ Smoothing (``smooth``):
   ``(m_n + k) / (T_n + k)`` for n >= 2. ``k`` defaults to sacrebleu's values: 0.1 for
   ``floor`` and 1 for ``add-k``; giving ``k`` to another method is an error.
 
+Effective order (``effective_order=true``, sacrebleu's ``effective_order``): the geometric
+mean runs over the orders ``1..E`` only, where ``E`` is the number of leading orders with
+``T_n > 0`` (after add-k), i.e. ``min(N, hyp_len)`` for a segment: a segment shorter than
+``N`` is not scored 0 (or, with ``mteval``, pulled down by the orders it cannot have) for the
+orders it cannot have. With ``mteval`` those orders have ``p_n = 1`` already, so only the
+divisor changes from ``N`` to ``E``; with ``add-k``, ``T_n + k > 0`` for every ``n >= 2`` and the
+option changes nothing (as in sacrebleu). It applies to summed statistics the same way, as
+sacrebleu's ``corpus_score`` does, where ``E = N`` unless the whole system has fewer than ``N``
+tokens. Off by default, so that ``bleu`` stays mteval-v13a's; sacrebleu's ``BLEU`` class has it
+off by default too, but its ``sentence_bleu`` function turns it on (``use_effective_order=True``):
+``bleu:smooth=exp,effective_order=true`` gives ``sacrebleu.sentence_bleu``'s numbers.
+
 Statistics of order N contain those of every order M <= N as a prefix of their match and
 total columns (:meth:`BLEU.order_stats`), and :meth:`BLEU.scores_by_order` scores every
 order 1..N at once.
@@ -54,12 +66,14 @@ class BLEU(Metric):
 
     ``k`` is the floor value (``floor``) or the added count (``add-k``); ``None`` means
     sacrebleu's default for the method (0.1, 1); other methods take no ``k``. A string
-    (from a metric spec) is parsed.
+    (from a metric spec) is parsed. ``effective_order`` averages over the orders the segment
+    (or the summed statistics) has n-grams of.
     """
 
     n: int = 4
     smooth: str = "mteval"
     k: float | None = None
+    effective_order: bool = False
 
     name: ClassVar[str] = "bleu"
     higher_is_better: ClassVar[bool] = True
@@ -82,6 +96,9 @@ class BLEU(Metric):
         elif not np.isfinite(k) or k <= 0:
             raise ValueError(f"bleu: k must be a positive number, got k={self.k!r}")
         object.__setattr__(self, "k", None if k is None else float(k))
+        if not isinstance(self.effective_order, (bool, np.bool_)):
+            raise ValueError(f"bleu: effective_order must be true or false, got {self.effective_order!r}")
+        object.__setattr__(self, "effective_order", bool(self.effective_order))
 
     # Metric protocol ------------------------------------------------------------------
     @property
@@ -94,8 +111,12 @@ class BLEU(Metric):
         return "tokens"
 
     def signature(self) -> str:
+        """``bleu|n:4|smooth:mteval|version:...``; ``|eff:yes`` after the smoothing with
+        ``effective_order`` (a signature without ``eff:`` has it off, as sacrebleu's ``eff:no``,
+        so the signatures of earlier results, which are also their store keys, stay valid)."""
         smooth = self.smooth if self.k is None else f"{self.smooth}|k:{self.k:g}"
-        return f"bleu|n:{self.n}|smooth:{smooth}|version:{metaeval.__version__}"
+        eff = "|eff:yes" if self.effective_order else ""
+        return f"bleu|n:{self.n}|smooth:{smooth}{eff}|version:{metaeval.__version__}"
 
     def prepare(self, refs: Refs) -> NgramIndex:
         """Reference n-gram counts of orders 1..n (max over references per segment) and lengths."""
@@ -133,7 +154,7 @@ class BLEU(Metric):
             if self.smooth == "mteval":
                 bp = np.where(hyp_len > 0, np.exp(np.minimum(0.0, 1.0 - ref_len / hyp_len)), 0.0)
                 log_p = _log_precisions_doubling(m, t, zero_total=0.0)
-                return bp[..., None] * np.exp(np.cumsum(log_p, axis=-1) / orders)
+                return bp[..., None] * np.exp(self._mean_log_precisions(log_p, t, orders))
             bp = np.where(hyp_len >= ref_len, 1.0, np.where(hyp_len > 0, np.exp(1.0 - ref_len / hyp_len), 0.0))
             if self.smooth == "add-k":
                 m = m.copy()
@@ -146,10 +167,20 @@ class BLEU(Metric):
                 zero_match = self.k / t if self.smooth == "floor" else np.zeros_like(t)
                 p = np.where(m > 0, m / t, zero_match)
                 log_p = np.where(t > 0, np.log(p), -np.inf)
-            scores = bp[..., None] * np.exp(np.cumsum(log_p, axis=-1) / orders)
+            scores = bp[..., None] * np.exp(self._mean_log_precisions(log_p, t, orders))
             # sacrebleu: 0 when no n-gram of orders 1..M matches
             any_match = np.logical_or.accumulate(np.asarray(stats)[..., 2 : 2 + n] > 0, axis=-1)
             return np.where(any_match, scores, 0.0)
+
+    def _mean_log_precisions(self, log_p: np.ndarray, t: np.ndarray, orders: np.ndarray) -> np.ndarray:
+        """For every order M = 1..n, the mean of ``log p_1..log p_M``: over all M orders, or with
+        :attr:`effective_order` over the leading orders with ``T_n > 0`` among them (sacrebleu
+        stops at the first order without n-grams); their number, at least 1, is the divisor."""
+        if not self.effective_order:
+            return np.cumsum(log_p, axis=-1) / orders
+        leading = np.logical_and.accumulate(t > 0, axis=-1)
+        effective = np.cumsum(leading, axis=-1)
+        return np.cumsum(np.where(leading, log_p, 0.0), axis=-1) / np.maximum(effective, 1)
 
 
 def _log_precisions_doubling(m: np.ndarray, t: np.ndarray, zero_total: float) -> np.ndarray:

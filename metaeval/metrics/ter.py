@@ -1,6 +1,6 @@
 """TER (Snover et al. 2006) as tercom 0.7.25 computes it, and 1 - TER (Li et al. 2011).
 
-Definition (DESIGN.md, "Metrics"): the fewest edits over the references, counting
+Definition (docs/design.md, "Metrics"): the fewest edits over the references, counting
 insertions, deletions, substitutions and shifts of contiguous blocks, found by tercom's
 beam search and greedy shift search (:mod:`metaeval.metrics.tercom`), run as ``tercom -s``:
 case kept, no normalisation, no punctuation removal. Tokens are the given segments.

@@ -52,8 +52,6 @@ from typing import Sequence
 import numpy as np
 from metaeval.lazyjit import njit
 
-from metaeval.metrics.ter import TOOL, TOOL_VERSION  # noqa: F401 - the tool and version reproduced
-
 BEAM_WIDTH = 20
 MAX_SHIFT_SIZE = 10
 MAX_SHIFT_DIST = 50
@@ -70,7 +68,31 @@ _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 @njit(cache=True)
-def _record_columns(seq, ref, k, col, nxt, lo, hi, cur_best, cur_fg, cur_lg, col_in, in_lo, in_hi, state, path):
+def _rejoins(col, lo, hi, best, fg, lg, j, col_in, in_lo, in_hi, state):
+    """Whether column ``j`` enters with the recorded column's rows and beam state and with its
+    values, each plus one constant (unreached cells unreached in both)."""
+    if lo != in_lo[j] or hi != in_hi[j] or fg != state[j, 1] or lg != state[j, 2]:
+        return False
+    delta = best - state[j, 0]
+    for r in range(lo, hi + 1):
+        if col[r] != col_in[j, r] + delta and (col[r] != _UNSET or col_in[j, r] != _UNSET):
+            return False
+    return True
+
+
+@njit(cache=True)
+def _shift_records(j, hl, delta, col_in, in_lo, in_hi, state):
+    """Add ``delta`` to the recorded values and best costs of columns ``j..hl``."""
+    for jj in range(j, hl + 1):
+        state[jj, 0] += delta
+        for r in range(in_lo[jj], in_hi[jj] + 1):
+            if col_in[jj, r] != _UNSET:
+                col_in[jj, r] += delta
+
+
+@njit(cache=True)
+def _record_columns(seq, ref, k, col, nxt, lo, hi, cur_best, cur_fg, cur_lg, col_in, in_lo, in_hi, state, path,
+                    check_from, recorded):
     """tercom's beam edit distance from column ``k`` (state of column ``k`` given in ``col``).
 
     Columns are hypothesis positions, rows reference positions; unreached cells hold
@@ -78,12 +100,28 @@ def _record_columns(seq, ref, k, col, nxt, lo, hi, cur_best, cur_fg, cur_lg, col
     ``in_lo``, ``in_hi``, ``state``: best substitution/match cost that reached it, first and
     last row to visit) with the backpointers ``path[j, i]``, so that a later search can resume
     at any column. ``col`` and ``nxt`` are left all ``_UNSET``.
+
+    The records of columns from ``check_from`` on are those of an earlier search, ending at
+    cost ``recorded``, whose hypothesis had the same tokens from there on. Once a column
+    ``j >= check_from`` enters as the recorded one plus a constant (:func:`_rejoins`), every
+    later step repeats the recorded one plus that constant (the beam compares costs with each
+    other only): column ``j`` is searched (its deletions write its backpointers) with the
+    recorded backpointers of column ``j + 1`` kept, the later records get the constant, and
+    the cost is ``recorded`` plus it.
     """
     hl = seq.shape[0]
     rl = ref.shape[0]
     result = -1
+    delta = 0
+    kept = np.empty(rl + 1, dtype=np.int8)
     for j in range(k, hl + 1):
         last_best = cur_best
+        rejoined = j >= check_from and j < hl and _rejoins(col, lo, hi, last_best, cur_fg, cur_lg, j, col_in, in_lo,
+                                                           in_hi, state)
+        if rejoined:
+            delta = last_best - state[j, 0]
+            for r in range(rl + 1):
+                kept[r] = path[j + 1, r]
         cur_best = _INF
         fg = cur_fg
         cur_fg = -1
@@ -133,6 +171,13 @@ def _record_columns(seq, ref, k, col, nxt, lo, hi, cur_best, cur_fg, cur_lg, col
             result = col[rl]
         for r in range(lo, chi + 1):
             col[r] = _UNSET
+        if rejoined:
+            for r in range(rl + 2):
+                nxt[r] = _UNSET
+            for r in range(rl + 1):
+                path[j + 1, r] = kept[r]
+            _shift_records(j + 1, hl, delta, col_in, in_lo, in_hi, state)
+            return recorded + delta
         col, nxt = nxt, col
         if cur_fg == -1:
             lo = rl + 1
@@ -600,18 +645,20 @@ def _pair_edits(hyp, ref, col_buf, path_buf, sfx_buf, cand_buf, stop):
     # columns from ``redo`` on (``redo_rev`` on for the reversed pass) must be recomputed
     redo = 0
     redo_rev = 0
+    rejoin_from = hl + 1
     med = 0
     while True:
         if stop[0] != 0:
             return -1
         if redo == 0:
             col[0] = 0
-            med = _record_columns(cur, rloc, 0, col, nxt, 0, 0, _INF, 0, 0, col_in, in_lo, in_hi, state, path)
+            med = _record_columns(cur, rloc, 0, col, nxt, 0, 0, _INF, 0, 0, col_in, in_lo, in_hi, state, path, hl + 1,
+                                  med)
         else:
             for r in range(in_lo[redo], in_hi[redo] + 1):
                 col[r] = col_in[redo, r]
             med = _record_columns(cur, rloc, redo, col, nxt, in_lo[redo], in_hi[redo], state[redo, 0],
-                                  state[redo, 1], state[redo, 2], col_in, in_lo, in_hi, state, path)
+                                  state[redo, 1], state[redo, 2], col_in, in_lo, in_hi, state, path, rejoin_from, med)
         _align_errors(path, hl, rl, herr, rerr, ralign)
         for r in range(rl):
             rerr_cum[r + 1] = rerr_cum[r] + (1 if rerr[r] else 0)
@@ -676,6 +723,7 @@ def _pair_edits(hyp, ref, col_buf, path_buf, sfx_buf, cand_buf, stop):
         for i in range(a, z + 1):
             arr[i] = cur[i]
         redo = best_first
+        rejoin_from = best_last + 1
         redo_rev = hl - 1 - best_last
         for j in range(best_last + 1):
             sfx_ok[j] = False

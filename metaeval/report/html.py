@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from html import escape
-from typing import Sequence
+from typing import Any, Sequence
 
 from metaeval.report.layout import UNDEFINED, Bar, Section
 from metaeval.report.results import fmt_ci, fmt_number
@@ -56,8 +56,10 @@ def render_html(
     intro: Sequence[str] = (),
     lead: Sequence[Section] = (),
     lead_notes: Sequence[str] = (),
+    chance: Any = None,
 ) -> str:
-    """The whole page as text (UTF-8, ``\\n`` line ends)."""
+    """The whole page as text (UTF-8, ``\\n`` line ends); ``chance``: the chance level of each
+    ranking (:func:`metaeval.report.scale.chance_level`)."""
     out = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -82,10 +84,11 @@ def render_html(
         out.append("<section>")
         out.append(f"<h2>{esc(section.title)}</h2>")
         if section.bars:
-            out.append(chart(section.bars, section.title, digits, statistic=section.statistic))
+            out.append(chart(section.bars, section.title, digits, statistic=section.statistic,
+                             chance=chance_level(dict(section.key), chance)))
         out += _table(section)
         if section.marked:
-            out.append('<p class="notes">Bold: best in column.</p>')
+            out.append(f'<p class="notes">Bold: {esc(section.marked_as)}.</p>')
         if section.notes:
             out.append('<ul class="notes">')
             out += [f"<li>{esc(n)}</li>" for n in section.notes]
@@ -123,15 +126,17 @@ def _table(section: Section, css: str = "") -> list[str]:
     return out
 
 
-def axis(bars: Sequence[Bar], statistic: str = "") -> Axis:
-    """The fitted axis of a chart: every value and interval bound, and the chance level."""
+def axis(bars: Sequence[Bar], statistic: str = "", chance: float | None = None) -> Axis:
+    """The fitted axis of a chart: every value and interval bound, and the chance level
+    (``chance``, default: the statistic's own where it does not depend on the data)."""
     values = [v for b in bars for v in (b.value, b.ci_low, b.ci_high)]
-    return fit_axis(values, chance_level(statistic))
+    return fit_axis(values, chance_level({"statistic": statistic}) if chance is None else chance)
 
 
-def chart(bars: Sequence[Bar], title: str, digits: int = 3, statistic: str = "") -> str:
-    """Inline SVG: per configuration a point at its value and a line over its 95% interval."""
-    scale = axis(bars, statistic)
+def chart(bars: Sequence[Bar], title: str, digits: int = 3, statistic: str = "", chance: float | None = None) -> str:
+    """Inline SVG: per configuration a point at its value and a line over its 95% interval,
+    and the chance level (see :func:`axis`)."""
+    scale = axis(bars, statistic, chance)
     label_w = max(80.0, min(360.0, CHAR_WIDTH * max(display_width(one_line(b.label)) for b in bars) + 10))
     left, top = label_w, 34.0
     value_x = left + BAR_AREA + 10
@@ -152,7 +157,8 @@ def chart(bars: Sequence[Bar], title: str, digits: int = 3, statistic: str = "")
         cx = x(scale.chance)
         out.append(f'<line x1="{cx}" y1="{top - 4:.1f}" x2="{cx}" y2="{height - 8:.1f}" stroke="#c0392b" stroke-dasharray="4 3"/>')
     anchor, tx = ("end", left + BAR_AREA) if scale.chance_side != "left" else ("start", left)
-    out.append(f'<text x="{tx:.1f}" y="12" text-anchor="{anchor}" fill="#c0392b">{esc(scale.chance_text)}</text>')
+    if scale.chance_text:
+        out.append(f'<text x="{tx:.1f}" y="12" text-anchor="{anchor}" fill="#c0392b">{esc(scale.chance_text)}</text>')
     for i, bar in enumerate(bars):
         y = top + i * ROW_HEIGHT
         mid = y + ROW_HEIGHT / 2

@@ -26,7 +26,7 @@ import pandas as pd
 from metaeval.answer import answer as compute_answer
 from metaeval.errors import UsageError
 from metaeval.report.data import render_delimited, render_json
-from metaeval.report.headline import answer_legend, answer_section, context_line, signature_line
+from metaeval.report.headline import adjustment, answer_legend, answer_section, context_line, signature_line
 from metaeval.report.html import render_html
 from metaeval.report.latex import render_latex
 from metaeval.report.layout import LAYOUTS, sections
@@ -71,6 +71,7 @@ def render(
     digits: int = 3,
     timestamp: str | None = None,
     answer: pd.DataFrame | None = None,
+    chance: pd.DataFrame | None = None,
 ) -> str:
     """The leaderboard of ``results`` in ``format`` (one of :data:`FORMATS`) as text.
 
@@ -85,6 +86,10 @@ def render(
         answer: the answer of :func:`metaeval.answer.answer` with intervals and p-values
             (from the run's bootstrap samples); when omitted, human formats derive it from
             ``results`` without them.
+        chance: the chance level of each ranking (columns judgment_kind, level, statistic,
+            grouping, chance; :func:`metaeval.stats.evaluate.chance_levels`), marked on the
+            charts of the html format; without it, each statistic's own where it does not depend
+            on the data.
     """
     if format not in FORMATS:
         raise UsageError(f"unknown format {format!r}; known formats: {', '.join(FORMATS)}")
@@ -107,13 +112,13 @@ def render(
         answer = compute_answer(table)
     lead = [s for s in (answer_section(answer, digits),) if s is not None]
     intro = [line for line in (context_line(sig, table),) if line]
-    parts = sections(table, layout, digits)
+    parts = sections(table, layout, digits, adjustment(sig))
     if format == "latex":
         pairs = flatten_signature(sig) if sig is not None else None
         return render_latex(heading, pairs, parts)
     if format == "html":
         pairs = flatten_signature(sig) if sig is not None else None
-        return render_html(heading, pairs, parts, digits, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig))
+        return render_html(heading, pairs, parts, digits, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig), chance=chance)
     footer = []
     if sig is not None:
         footer = [f"signature: {signature_line(sig)}", "(full signature: --format json, or signature.json in --out)"]

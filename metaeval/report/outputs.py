@@ -62,7 +62,8 @@ def run_files(study: Any) -> dict[str, bytes]:
         "results.json": render(study.results, study.signature, "json", answer=answer),
         "signature.json": signature_json(study.signature),
         "leaderboard.md": render(study.results, study.signature, "markdown", layout="table", answer=answer),
-        "leaderboard.html": render(study.results, study.signature, "html", layout="table", answer=answer),
+        "leaderboard.html": render(study.results, study.signature, "html", layout="table", answer=answer,
+                                   chance=getattr(study, "chance", None)),
     }
     files = {name: value.encode("utf-8") for name, value in text.items()}
     files["scores.tsv.gz"] = gzip.compress(scores_tsv(study.scores).encode("utf-8"), mtime=0)
@@ -74,6 +75,7 @@ def write_run_folder(out: Path, study: Any, overwrite: bool = False) -> Path:
     from metaeval.report.layout import sections
     from metaeval.report.plots import forest
     from metaeval.report.results import normalise
+    from metaeval.report.scale import chance_level
 
     check_output_folder(out, RUN_OUTPUTS, overwrite)
     from metaeval.paths import forget_written, make_folders, remove_folders, replace_written
@@ -98,7 +100,9 @@ def write_run_folder(out: Path, study: Any, overwrite: bool = False) -> Path:
         charts.mkdir()
         for section in sections(normalise(study.results), "ranked"):
             if section.bars and not section.undefined:
-                forest(section.bars, charts / _chart_name(dict(section.key)), title=section.title, statistic=section.statistic)
+                key = dict(section.key)
+                forest(section.bars, charts / _chart_name(key), title=section.title, statistic=section.statistic,
+                       chance=chance_level(key, getattr(study, "chance", None)))
     except BaseException:
         # all or nothing: put back what was there, remove what this run added
         for name in written:

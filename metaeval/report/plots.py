@@ -168,13 +168,16 @@ def forest(
     *,
     title: str = "",
     statistic: str = "",
+    chance: float | None = None,
     overwrite: bool = False,
 ) -> Path:
     """One ranking as a PNG: per configuration (best first) a point at its value and a line over
-    its 95% interval; the axis fitted to the data, the chance level as a dashed line."""
+    its 95% interval; the axis fitted to the data, the chance level (``chance``, default: the
+    statistic's own where it does not depend on the data) as a dashed line."""
     from metaeval.report.scale import chance_level, fit_axis
 
-    scale = fit_axis([v for b in bars for v in (b.value, b.ci_low, b.ci_high)], chance_level(statistic))
+    level = chance_level({"statistic": statistic}) if chance is None else chance
+    scale = fit_axis([v for b in bars for v in (b.value, b.ci_low, b.ci_high)], level)
     figure = _figure()
     figure.set_size_inches(SIZE[0], max(2.0, 0.9 + 0.24 * len(bars)))
     axes = figure.add_subplot()
@@ -199,6 +202,7 @@ def forest(
     if not scale.chance_side:
         axes.axvline(scale.chance, color="#c0392b", linestyle="--", linewidth=1)
     axes.set_title(title, fontsize="small")
-    axes.set_xlabel(f"{statistic or 'value'} (95% interval); {scale.chance_text}", fontsize="small", color="0.2")
+    axes.set_xlabel(f"{statistic or 'value'} (95% interval)" + (f"; {scale.chance_text}" if scale.chance_text else ""),
+                    fontsize="small", color="0.2")
     figure.tight_layout()
     return _save(figure, path, overwrite)

@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from metaeval.errors import DataError
-from metaeval.evaluate import RESULT_COLUMNS  # one definition, in the layer below
+from metaeval.stats.evaluate import RESULT_COLUMNS  # one definition, in the layer below
+from metaeval.stats.registry import REGISTRY
 
 OPTIONAL_COLUMNS = ("rank", "cluster")
 #: Columns a table must have; the others are filled with empty text or NaN.
@@ -35,7 +36,8 @@ COUNT_COLUMNS = ("n", "concordant", "discordant", "metric_ties", "human_ties", "
 GROUP_KEYS = ("dataset", "judgment_kind", "level", "statistic", "grouping", "tie_policy")
 #: Identity of a configuration inside a ranking (the tie-break order after the value).
 CONFIG_KEYS = ("metric", "segmenter", "config")
-COUNTED_STATISTICS = ("consistency", "kendall_like")
+#: Statistics whose rows carry pair counts (C, D, ties): the pairwise ones of the registry.
+COUNTED_STATISTICS = tuple(name for name, entry in REGISTRY.items() if entry.pairwise)
 
 
 def normalise(results: pd.DataFrame, source: str = "results") -> pd.DataFrame:

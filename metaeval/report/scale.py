@@ -2,10 +2,12 @@
 
 A chart shows each configuration as a point with its 95% interval, so the axis is fitted to
 the values and intervals (not stretched to 0) and differences of a few thousandths stay
-visible. The chance level is marked: 0.5 for statistics that are fractions of correctly
-ordered pairs (pairwise consistency, pairwise accuracies), 0 for correlations. It is drawn
-inside the axis when it lies within one data span of the values; otherwise the chart says
-on which side it lies. Ticks fall on 1, 2, 2.5 or 5 x 10^k and are labelled with as many
+visible. The chance level is marked: the one computed with the results for each ranking
+(:func:`metaeval.stats.evaluate.chance_levels`, from the human side), else the statistic's own
+where it does not depend on the data (its registry entry: 0 for correlations, 0.5 for pairwise
+consistency); a chance level that depends on the human ties and was not kept with the results is
+not drawn. It is drawn inside the axis when it lies within one data span of the values;
+otherwise the chart says on which side it lies. Ticks fall on 1, 2, 2.5 or 5 x 10^k and are labelled with as many
 decimals as the step needs (0.025, never 0.03).
 """
 
@@ -13,16 +15,29 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Iterable, Mapping
+
+from metaeval.stats.registry import REGISTRY
 
 #: Most tick intervals an axis gets.
 MAX_TICKS = 6
+#: The columns that name a ranking in a table of chance levels.
+CHANCE_KEYS = ("judgment_kind", "level", "statistic", "grouping")
 
 
-def chance_level(statistic: str) -> float:
-    """What agreeing by chance gives: 0.5 for pair-ordering accuracies, 0 for correlations."""
-    name = statistic.lower()
-    return 0.5 if name == "consistency" or "acc" in name else 0.0
+def chance_level(key: Mapping[str, str], chance: Any = None) -> float:
+    """The chance level of the ranking ``key`` (``judgment_kind``, ``level``, ``statistic``,
+    ``grouping``): from ``chance`` (a table with the columns of :data:`CHANCE_KEYS` and
+    ``chance``) when it holds the ranking, else the statistic's own when it does not depend on
+    the data; NaN when unknown."""
+    if chance is not None and len(chance):
+        match = chance
+        for column in CHANCE_KEYS:
+            match = match[match[column].astype(str) == str(key.get(column, ""))]
+        if len(match):
+            return float(match["chance"].iloc[0])
+    entry = REGISTRY.get(str(key.get("statistic", "")))
+    return entry.chance(None) if entry is not None else math.nan
 
 
 def nice_step(span: float, max_ticks: int = MAX_TICKS) -> float:
@@ -46,7 +61,8 @@ def decimals_for(step: float) -> int:
 @dataclass(frozen=True)
 class Axis:
     """A value axis: ``[low, high]`` with ticks every ``step``; ``chance`` is the chance level,
-    ``chance_side`` is ``""`` when it is inside the axis, else ``"left"`` or ``"right"``."""
+    ``chance_side`` is ``""`` when it is inside the axis, else ``"left"`` or ``"right"``, or
+    ``"unknown"`` when the chance level (NaN) is not known."""
 
     low: float
     high: float
@@ -72,7 +88,9 @@ class Axis:
 
     @property
     def chance_text(self) -> str:
-        text = f"chance {self.chance:g}"
+        if math.isnan(self.chance):
+            return ""
+        text = f"chance {self.chance:.3g}"
         return text if not self.chance_side else f"{text} ({'further left' if self.chance_side == 'left' else 'further right'})"
 
 
@@ -81,12 +99,14 @@ def fit_axis(values: Iterable[float], chance: float) -> Axis:
     when it lies within one data span of them; padded by 5% and rounded out to ticks."""
     finite = [float(v) for v in values if v is not None and math.isfinite(v)]
     if not finite:
-        finite = [chance]
+        finite = [chance if math.isfinite(chance) else 0.0]
     low, high = min(finite), max(finite)
     bounded = -1.0 <= low and high <= 1.0
     span = high - low
     side = ""
-    if low - span <= chance <= high + span or span == 0:
+    if math.isnan(chance):
+        side = "unknown"
+    elif low - span <= chance <= high + span or span == 0:
         low, high = min(low, chance), max(high, chance)
     else:
         side = "left" if chance < low else "right"
@@ -103,4 +123,4 @@ def fit_axis(values: Iterable[float], chance: float) -> Axis:
     return Axis(low, high, step, chance, side)
 
 
-__all__ = ["MAX_TICKS", "Axis", "chance_level", "decimals_for", "fit_axis", "nice_step"]
+__all__ = ["CHANCE_KEYS", "MAX_TICKS", "Axis", "chance_level", "decimals_for", "fit_axis", "nice_step"]

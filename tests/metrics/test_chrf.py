@@ -14,7 +14,8 @@ from tests.golden_util import GOLDEN, load_golden_folder
 
 
 def _oracle(metric: ChrF, hyps, refs):
-    sb = CHRF(char_order=metric.char_order, word_order=metric.word_order, beta=metric.beta)
+    sb = CHRF(char_order=metric.char_order, word_order=metric.word_order, beta=metric.beta,
+              eps_smoothing=metric.eps_smoothing, whitespace=metric.whitespace)
     joined_refs = [[" ".join(t) for t in ref] for ref in refs]
     joined_hyps = [" ".join(t) for t in hyps]
     sentences = [sb.sentence_score(h, [r[i] for r in joined_refs]).score / 100 for i, h in enumerate(joined_hyps)]
@@ -39,22 +40,28 @@ def test_matches_sacrebleu_on_real_data(spec):
 tokens = st.lists(st.sampled_from(["a", "ab", "b.", "c", "中", "中文", ",x"]), min_size=0, max_size=8)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     data=st.lists(st.tuples(tokens, tokens, tokens), min_size=1, max_size=4),
     word_order=st.sampled_from([0, 2]),
     char_order=st.integers(1, 6),
     beta=st.integers(1, 3),
+    eps_smoothing=st.booleans(),
+    whitespace=st.booleans(),
     two_refs=st.booleans(),
 )
-def test_property_matches_sacrebleu(data, word_order, char_order, beta, two_refs):
+def test_property_matches_sacrebleu(data, word_order, char_order, beta, eps_smoothing, whitespace, two_refs):
+    # every combination of the options, eps_smoothing and whitespace included
     hyps = [h for h, _, _ in data]
     refs = [[r for _, r, _ in data]] + ([[r for _, _, r in data]] if two_refs else [])
-    metric = ChrF(char_order=char_order, word_order=word_order, beta=beta)
+    metric = ChrF(char_order=char_order, word_order=word_order, beta=beta, eps_smoothing=eps_smoothing, whitespace=whitespace)
     stats = metric.stats(hyps, refs)
     sentences, corpus = _oracle(metric, hyps, refs)
     np.testing.assert_allclose(metric.score(stats), sentences, rtol=0, atol=1e-12)
     assert float(metric.score(stats.sum(0))) == pytest.approx(corpus, abs=1e-12)
+    if two_refs and word_order == 0:
+        per_ref = [metric.stats(hyps, [ref]) for ref in refs]
+        np.testing.assert_array_equal(metric.combine_references(per_ref), stats)
 
 
 def test_hand_computed():

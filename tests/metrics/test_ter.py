@@ -308,3 +308,42 @@ def test_a_candidate_search_that_rejoins_the_recorded_columns_scores_as_the_full
     finally:
         tercom._eval_columns = compiled
     assert got == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(pair=shifted_pairs())
+def test_an_alignment_that_rejoins_its_recorded_columns_records_as_the_full_search(pair):
+    """After a shift, the alignment is searched again from the first changed column and stops
+    once a column after the shifted block enters as the recorded one plus a constant. Every such
+    search is run twice here, once as the kernel does and once with nothing to rejoin: the cost,
+    every recorded column, beam state and backpointer agree, and so do the total edits."""
+    from metaeval.metrics import tercom
+
+    hyp, ref = pair
+    h, r = np.array(hyp, dtype=np.int64), np.array(ref, dtype=np.int64)
+    expected = tercom.pair_edits([h], [r])[0]
+    compiled = tercom._record_columns
+    mutable = (3, 4, 10, 11, 12, 13, 14)  # col, nxt, col_in, in_lo, in_hi, state, path
+    rejoined = []
+
+    def both_ways(*args):  # noqa: ANN002, ANN202
+        copies = list(args)
+        for i in mutable:
+            copies[i] = args[i].copy()
+        copies[15] = len(args[0]) + 1  # check_from past the last column: nothing to rejoin
+        full = compiled(*copies)
+        quick = compiled(*args)
+        assert quick == full
+        for i in mutable:
+            assert np.array_equal(args[i], copies[i]), i
+        rejoined.append(args[15] <= len(args[0]))
+        return quick
+
+    cells = (len(h) + 2) * (len(r) + 2)
+    buffers = (np.empty(cells, np.int64), np.empty(cells, np.int8), np.empty(cells, np.int64), np.empty((256, 4), np.int64))
+    tercom._record_columns = both_ways
+    try:
+        got = tercom._pair_edits.py_func(h, r, *buffers, np.zeros(1, np.int64))
+    finally:
+        tercom._record_columns = compiled
+    assert got == expected and rejoined[0] is False

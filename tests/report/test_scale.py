@@ -3,17 +3,37 @@ Expected axes are worked out by hand in each comment."""
 
 from __future__ import annotations
 
+import math
+
+import pandas as pd
 import pytest
 
 from metaeval.report.scale import chance_level, decimals_for, fit_axis, nice_step
 
 
 @pytest.mark.parametrize("statistic, chance", [
-    ("consistency", 0.5), ("acc_eq", 0.5), ("kendall_acc23", 0.5), ("pairwise_accuracy", 0.5),
-    ("soft_pairwise_accuracy", 0.5), ("pearson", 0.0), ("kendall_like", 0.0), ("tau_eq", 0.0), ("spearman", 0.0),
+    ("consistency", 0.5), ("pearson", 0.0), ("kendall_like", 0.0), ("spearman", 0.0), ("kendall_b", 0.0),
+    # these depend on the share of pairs the humans tie: not known without the data
+    ("acc_eq", math.nan), ("kendall_acc23", math.nan), ("tau_eq", math.nan), ("pairwise_accuracy", math.nan),
+    ("soft_pairwise_accuracy", math.nan), ("no_such_statistic", math.nan),
 ])  # fmt: skip
-def test_chance_level(statistic, chance):
-    assert chance_level(statistic) == chance
+def test_chance_level_without_data_is_the_statistics_own_where_it_does_not_depend_on_it(statistic, chance):
+    assert chance_level({"statistic": statistic}) == pytest.approx(chance, nan_ok=True)
+
+
+def test_chance_level_of_a_ranking_comes_from_the_table_computed_with_the_results():
+    table = pd.DataFrame({"judgment_kind": ["esa", "esa"], "level": ["seg", "seg"], "statistic": ["acc_eq", "acc_eq"],
+                          "grouping": ["item", "none"], "chance": [0.47, 0.45]})  # fmt: skip
+    key = {"judgment_kind": "esa", "level": "seg", "statistic": "acc_eq", "grouping": "item"}
+    assert chance_level(key, table) == 0.47 and chance_level({**key, "grouping": "none"}, table) == 0.45
+    assert math.isnan(chance_level({**key, "judgment_kind": "mqm"}, table))  # not in the table, depends on the data
+    assert chance_level({**key, "statistic": "consistency", "grouping": "segment"}, table) == 0.5
+
+
+def test_an_unknown_chance_level_is_neither_drawn_nor_named():
+    axis = fit_axis([0.46, 0.50], math.nan)
+    assert axis.chance_side == "unknown" and axis.chance_text == ""
+    assert axis.low <= 0.46 and axis.high >= 0.50 and axis.high - axis.low < 0.1
 
 
 def test_consistency_values_close_together_stay_apart():

@@ -454,7 +454,7 @@ def test_rank_statistics_do_not_depend_on_score_magnitude():
     import numpy as np
     import scipy.stats
 
-    from metaeval.correlation import correlate_vectors
+    from metaeval.stats.correlations import correlate_vectors
 
     huge = np.array([1e308, -1e308, 5e307, 0.0, 3e307, -7e307])
     human = np.array([6.0, 1.0, 5.0, 3.0, 4.0, 2.0])
@@ -467,7 +467,7 @@ def test_rank_statistics_do_not_depend_on_score_magnitude():
 def test_threshold_that_skips_every_pair_says_so():
     import numpy as np
 
-    from metaeval.correlation import consistency, pair_counts
+    from metaeval.stats.pairwise import consistency, pair_counts
 
     metric = np.array([[0.9, 0.8], [0.5, 0.4], [0.1, 0.2]])
     human = np.array([[90.0, 80.0], [60.0, 70.0], [10.0, 20.0]])

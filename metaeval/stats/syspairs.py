@@ -1,4 +1,4 @@
-"""System-level agreement on pairs of systems (WMT21-24) and the Williams test.
+"""System-level agreement on pairs of systems (WMT21-24).
 
 - :func:`pairwise_accuracy`: the share of system pairs that metric and humans order the same
   way, a pair tied on both sides counting as agreement (Kocmi et al. 2021, "To Ship or Not
@@ -9,8 +9,6 @@
   ``p`` is the one-sided paired permutation p-value that system i beats system j, from the
   segment scores (Thompson et al. 2024, WMT24 metrics task; mt-metrics-eval
   ``PairwiseConfidenceError``). One matrix of random segment swaps (seeded) serves every pair.
-- :func:`williams_test`: Williams' test between two dependent correlations with the human
-  scores (Williams 1959; Graham & Baldwin 2014; mt-metrics-eval ``WilliamsTest``).
 """
 
 from __future__ import annotations
@@ -20,12 +18,12 @@ from typing import Callable
 
 import numpy as np
 
-from metaeval.correlation import Correlation, percentile_ci, undefined
 from metaeval.errors import UsageError
-from metaeval.tiestats import variant_values
-
-SYSTEM_STATISTICS = ("pairwise_accuracy", "soft_pairwise_accuracy", "kendall_c")
-DEFAULT_PERMUTATIONS = 1000
+from metaeval.stats.case import HumanSide
+from metaeval.stats.defaults import CI, PERMUTATIONS
+from metaeval.stats.resampling import percentile_ci
+from metaeval.stats.result import Correlation, undefined
+from metaeval.stats.tallies import variant_values
 
 
 def _upper(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -81,7 +79,7 @@ def pairwise_accuracy(
     human_direction: int = 1,
     metric_samples: np.ndarray | None = None,
     human_samples: np.ndarray | None = None,
-    ci: float = 0.95,
+    ci: float = CI,
 ) -> Correlation:
     """Pairwise accuracy between system scores ``[n_sys]`` (higher-better after directions);
     ``n`` is the number of systems, as for every system-level statistic.
@@ -117,7 +115,7 @@ def system_kendall_c(
     human_direction: int = 1,
     metric_samples: np.ndarray | None = None,
     human_samples: np.ndarray | None = None,
-    ci: float = 0.95,
+    ci: float = CI,
 ) -> Correlation:
     """Kendall tau-c between system scores: ``2 (C - D) / (n^2 (k - 1) / k)``, k the fewer
     distinct values of the two sides; undefined when either side ties everywhere."""
@@ -132,6 +130,15 @@ def swap_signs(n_segments: int, n_permutations: int, rng: np.random.Generator) -
     if n_permutations < 1:
         raise UsageError(f"soft pairwise accuracy needs at least 1 permutation, got {n_permutations}")
     return np.where(rng.random((n_permutations, n_segments)) < 0.5, -1.0, 1.0)
+
+
+def permutation_signs(human: HumanSide, permutations: int, seed: int) -> np.ndarray:
+    """The segment swaps of soft pairwise accuracy against ``human``: drawn once from ``seed``
+    (a seed of its own, so that the value does not move with the bootstrap seed) and shared by
+    every configuration, so that their values are comparable."""
+    assert human.seg is not None
+    n_segments = human.seg.shape[1]
+    return human.shared(("swap signs", permutations, seed), lambda: swap_signs(n_segments, permutations, np.random.default_rng(seed)))
 
 
 def _pair_differences(seg: np.ndarray) -> np.ndarray:
@@ -170,11 +177,11 @@ def soft_pairwise_accuracy(
     *,
     metric_direction: int = 1,
     human_direction: int = 1,
-    n_permutations: int = DEFAULT_PERMUTATIONS,
+    n_permutations: int = PERMUTATIONS,
     rng: np.random.Generator | None = None,
     signs: np.ndarray | None = None,
     weights: np.ndarray | None = None,
-    ci: float = 0.95,
+    ci: float = CI,
     cache: dict | None = None,
 ) -> Correlation:
     """Soft pairwise accuracy from segment scores ``[n_sys, n_seg]`` (NaN = unjudged).
@@ -221,32 +228,4 @@ def soft_pairwise_accuracy(
     return result
 
 
-def williams_test(r12: float, r13: float, r23: float, n: int, one_sided: bool = True) -> float:
-    """Williams' test p-value that ``r12`` (metric 1 with humans) differs from ``r13``
-    (metric 2 with humans), given ``r23`` (metric 1 with metric 2) over ``n`` items:
-    ``t = (r12 - r13) sqrt((n-1)(1+r23)) / sqrt(2K (n-1)/(n-3) + rbar^2 (1-r23)^3)``,
-    ``K = 1 - r12^2 - r13^2 - r23^2 + 2 r12 r13 r23``, with n - 3 degrees of freedom."""
-    if n <= 3 or any(math.isnan(v) for v in (r12, r13, r23)):
-        return math.nan
-    k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
-    rbar = (r12 + r13) / 2
-    t_num = (r12 - r13) * math.sqrt((n - 1) * (1 + r23))
-    t_den = math.sqrt(max(2 * (n - 1) / (n - 3) * k + rbar**2 * (1 - r23) ** 3, 0.0))
-    if t_den == 0:
-        return math.nan
-    import scipy.stats
-
-    p = float(scipy.stats.t.sf(abs(t_num / t_den), n - 3))
-    return p if one_sided else min(1.0, 2 * p)
-
-
-__all__ = [
-    "DEFAULT_PERMUTATIONS",
-    "SYSTEM_STATISTICS",
-    "pairwise_accuracy",
-    "permutation_p_values",
-    "soft_pairwise_accuracy",
-    "swap_signs",
-    "system_kendall_c",
-    "williams_test",
-]
+__all__ = ["pairwise_accuracy", "permutation_p_values", "permutation_signs", "soft_pairwise_accuracy", "swap_signs", "system_kendall_c"]

@@ -1,0 +1,181 @@
+"""The CPU-time targets, each measured beside what it is compared with, in one command.
+
+    python -m benchmarks.targets --measure [--repeat 3] [--skip li2011,bleu]
+
+Rows (every ratio from two figures taken in turn in this command, on the same machine state):
+
+1. work besides segmentation: the fixed workload (:mod:`benchmarks.workload`) with ``--jobs 1``
+   from an empty cache, CPU seconds, less the segmentation floor (every unique text once with
+   each segmenter, in a process of its own), over that floor (:mod:`benchmarks.stages`, whose
+   per-stage figures are stored with it); target at most 0.77;
+2. parallel efficiency of the workload: its wall time with the default ``--jobs`` (one process per
+   CPU) over (its CPU seconds with ``--jobs 1``) / CPUs; target at most 1.15;
+3. peak memory of the workload with the default ``--jobs``: the largest sum of proportional set
+   sizes over its processes, sampled every 50 ms in a run of its own; target at most 1.2 GB;
+4. the ``experiments.li2011`` study as it was when these targets were set
+   (``benchmarks/li2011_study.toml``) from an empty store with the default ``--jobs``: CPU
+   seconds (target at most 170) and, against the same study with ``--jobs 1``, the same parallel
+   efficiency as row 2;
+5. BLEU of orders 1..30 at character level as whole processes, sacrebleu's CPU seconds over
+   metaeval's (:mod:`benchmarks.bleu_process`); target at least 40.
+
+Rows 2 and 4's efficiency are wall-clock ratios: other processes on the machine stretch the
+wall time of the parallel run, and not the CPU time of the one-process run. They are stored only
+when the 1-minute load average at the start is below :data:`QUIET_LOAD` (printed, marked, and
+left out of ``benchmarks/results.json`` otherwise). The entry goes under the key ``cpu_targets``.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks import bleu_process, stages, workload
+from benchmarks.bench import DATA, REPO
+from benchmarks.scale import measured_run
+
+KEY = "cpu_targets"
+#: Below this 1-minute load average (besides this command), wall-clock ratios are stored.
+QUIET_LOAD = 0.5
+LI2011_SPEC = REPO / "benchmarks" / "li2011_study.toml"
+LIMITS = {"work_besides_segmentation": 0.77, "parallel_efficiency": 1.15, "peak_pss_gb": 1.2, "li2011_cpu_seconds": 170.0,
+          "bleu_process_speedup": 40.0}  # fmt: skip
+
+
+def _study(jobs: str) -> dict[str, float]:
+    """Wall and CPU seconds of the li2011 study from an empty output folder and store."""
+    with tempfile.TemporaryDirectory() as out:
+        return measured_run(["study", str(LI2011_SPEC), "--out", str(Path(out) / "out"), "--data", str(DATA), "-q",
+                             "--jobs", jobs], memory=False)  # fmt: skip
+
+
+def measure(repeat: int, skip: set[str]) -> dict[str, Any]:
+    """Every row, the sides of each ratio alternated ``repeat`` times; medians, peak memory the largest."""
+    load = os.getloadavg()
+    corpus = DATA / workload.DATASET
+    entry: dict[str, Any] = {"cpus": os.cpu_count() or 1, "repeat": repeat, "load_average_1_5_15_at_start": list(load)}
+    entry["stages"] = stages.measure(repeat)
+    rounds = []
+    for _ in range(repeat):
+        found = {}
+        with tempfile.TemporaryDirectory() as cache:
+            found["parallel"] = measured_run(workload.run_arguments(corpus, "0", cache), memory=False)
+        with tempfile.TemporaryDirectory() as cache:
+            found["one_process"] = measured_run(workload.run_arguments(corpus, "1", cache), memory=False)
+        rounds.append(found)
+    with tempfile.TemporaryDirectory() as cache:
+        entry["memory"] = measured_run(workload.run_arguments(corpus, "0", cache))
+    entry["workload_rounds"] = rounds
+    if "li2011" not in skip:
+        entry["li2011_rounds"] = [{"parallel": _study("0"), "one_process": _study("1")} for _ in range(repeat)]
+    if "bleu" not in skip:
+        entry["bleu_process"] = bleu_process.measure(150, max(1, repeat // 3))
+    entry["load_average_1_5_15_at_end"] = list(os.getloadavg())
+    return entry
+
+
+def _median(rounds: list[dict[str, Any]], side: str, name: str) -> float | None:
+    """Median of ``name`` of ``side`` over ``rounds``; None where it was not stored (wall clock under load)."""
+    if any(name not in r[side] for r in rounds):
+        return None
+    return statistics.median(r[side][name] for r in rounds)
+
+
+def _efficiency(rounds: list[dict[str, Any]], cpus: int) -> float | None:
+    """Wall seconds of the parallel run over (CPU seconds of the one-process run) / ``cpus``."""
+    wall, cpu = _median(rounds, "parallel", "seconds"), _median(rounds, "one_process", "cpu_seconds")
+    return None if wall is None or cpu is None else wall / (cpu / cpus)
+
+
+def figures(entry: dict[str, Any]) -> dict[str, Any]:
+    """The measure of each row from a measured entry (None where not measured)."""
+    cpus = entry["cpus"]
+    out: dict[str, Any] = {"work_besides_segmentation": entry["stages"]["work_besides_segmentation_ratio"]}
+    rounds = entry["workload_rounds"]
+    out["parallel_seconds"] = _median(rounds, "parallel", "seconds")
+    out["one_process_cpu_seconds"] = _median(rounds, "one_process", "cpu_seconds")
+    out["parallel_efficiency"] = _efficiency(rounds, cpus)
+    out["peak_pss_gb"] = entry["memory"]["peak_pss_mb"] / 1024
+    li = entry.get("li2011_rounds")
+    out["li2011_cpu_seconds"] = _median(li, "parallel", "cpu_seconds") if li else None
+    out["li2011_efficiency"] = _efficiency(li, cpus) if li else None
+    bleu = entry.get("bleu_process")
+    out["bleu_process_speedup"] = bleu["speedup"] if bleu else None
+    return out
+
+
+def rows(entry: dict[str, Any] | None) -> list[tuple[str, str, str, str]]:
+    """``(measure, measured, target, met)`` per row, from an entry of :func:`measure`."""
+    if not entry:
+        return [("CPU-time targets", "not measured (python -m benchmarks.targets --measure)", "—", "—")]
+    f = figures(entry)
+    st = entry["stages"]
+    quiet = entry["load_average_1_5_15_at_start"][0] < QUIET_LOAD
+    wall_note = "" if quiet else f" (wall clock under load {entry['load_average_1_5_15_at_start'][0]:.1f}: re-measure on a quiet machine)"
+
+    def efficiency(wall: float | None, cpu: float | None, ratio: float | None) -> str:
+        if ratio is None or wall is None or cpu is None:
+            return f"not stored (wall clock under load: {entry.get('wall_clock_left_out', 'not measured')})"
+        return f"{wall:.1f} s against {cpu:.1f} CPU-s / {entry['cpus']}: {ratio:.2f}×{wall_note}"
+
+    def met(value: float | None, limit: float, at_most: bool = True, wall: bool = False) -> str:
+        if value is None:
+            return "—"
+        ok = value <= limit if at_most else value >= limit
+        return ("yes" if ok else "**no**") + ("" if quiet or not wall else " (under load)")
+
+    out = [
+        ("work besides segmentation, fixed workload, `--jobs 1`",
+         f"{st['run_cpu_seconds']:.1f} CPU-s run, {st['segmentation_floor_cpu_seconds']:.1f} CPU-s segmentation floor: "
+         f"{f['work_besides_segmentation']:.2f}×", "≤ 0.77× segmentation", met(f["work_besides_segmentation"], 0.77)),
+        ("parallel efficiency, fixed workload, default `--jobs`",
+         efficiency(f["parallel_seconds"], f["one_process_cpu_seconds"], f["parallel_efficiency"]), "≤ 1.15×",
+         met(f["parallel_efficiency"], 1.15, wall=True)),
+        ("peak memory, fixed workload, default `--jobs` (sum of PSS)", f"{f['peak_pss_gb']:.2f} GB", "≤ 1.2 GB",
+         met(f["peak_pss_gb"], 1.2)),
+    ]  # fmt: skip
+    if f["li2011_cpu_seconds"] is not None:
+        out.append(("li2011 study (`benchmarks/li2011_study.toml`), empty store, default `--jobs`",
+                    f"{f['li2011_cpu_seconds']:.1f} CPU-s; efficiency "
+                    + (f"{f['li2011_efficiency']:.2f}×{wall_note}" if f["li2011_efficiency"] is not None else "not stored"),
+                    "≤ 170 CPU-s, ≤ 1.15×",
+                    met(f["li2011_cpu_seconds"], 170.0) + " / " + met(f["li2011_efficiency"], 1.15, wall=True)))
+    if f["bleu_process_speedup"] is not None:
+        b = entry["bleu_process"]
+        out.append(("BLEU orders 1..30, characters, whole processes",
+                    f"{b['metaeval_cpu_seconds']:.2f} CPU-s against {b['sacrebleu_cpu_seconds']:.1f} for sacrebleu: "
+                    f"{b['speedup']:.1f}×", "≥ 40× sacrebleu", met(b["speedup"], 40.0, at_most=False)))
+    return out
+
+
+def stored_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` without its wall-clock figures when it was measured under load."""
+    if entry["load_average_1_5_15_at_start"][0] < QUIET_LOAD:
+        return entry
+    kept = dict(entry)
+    kept["wall_clock_left_out"] = f"load average {entry['load_average_1_5_15_at_start'][0]:.2f} at the start"
+    for name in ("workload_rounds", "li2011_rounds"):
+        if name in kept:
+            kept[name] = [{side: {"cpu_seconds": r[side]["cpu_seconds"]} for side in r} for r in kept[name]]
+    kept["memory"] = {k: v for k, v in kept["memory"].items() if k.startswith("peak_")}
+    return kept
+
+
+def markdown(entry: dict[str, Any] | None) -> str:
+    lines = ["| measure | measured | target | met? |", "|---|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows(entry)]
+    if entry:
+        lines.append(f"\nload average at the start {' '.join(f'{x:.2f}' for x in entry['load_average_1_5_15_at_start'])}, "
+                     f"{entry['cpus']} CPUs, medians of {entry['repeat']} rounds taken in turn")
+    return "\n".join(lines)
+
+
+def wait_quiet(timeout: float) -> None:
+    """Wait up to ``timeout`` seconds for the load average to fall below :data:`QUIET_LOAD`."""
+    deadline = time.monotonic() + timeout
+    while os.getloadavg()[0] >= QUIET_LOAD and time.monotonic() < deadline:
+        time.sleep(10)
