@@ -12,10 +12,14 @@ import json
 import os
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: tomli, a dependency there
+    import tomli as tomllib
 
 from tests.timing import run
 

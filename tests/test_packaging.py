@@ -8,11 +8,15 @@ import os
 import site
 import subprocess
 import sys
-import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: tomli, a dependency there
+    import tomli as tomllib
 
 from tests.test_cli import small_corpus
 from tests.timing import run
