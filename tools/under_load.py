@@ -37,6 +37,7 @@ SLOW_PROCESS_TESTS = (
     "tests/segmenters/test_quiet.py",
     "tests/test_lazyjit.py",
     "tests/test_compute.py::test_a_worker_leaves_ctrl_c_to_its_parent_and_dies_with_it",
+    "tests/test_cluster_fault.py",
 )
 BUSY_LOOP = "while True:\n    pass\n"
 #: pytest's last line, e.g. "2 failed, 21 passed, 1 skipped in 812.35s (0:13:32)"
