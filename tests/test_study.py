@@ -265,6 +265,19 @@ def test_dataset_paths_resolve_against_the_data_folder(tmp_path, monkeypatch):
     assert load_spec(local).datasets[0].folder == (tmp_path / "spec" / "x" / "y").resolve()
 
 
+def test_reading_a_spec_without_check_builds_no_segmenter_or_metric(tmp_path):
+    """``load_spec(check=False)`` reads the keys and their types only; the names are checked
+    (segmenters and metrics built) by default."""
+    from metaeval.errors import UsageError
+    from metaeval.studyspec import load_spec
+
+    text = '[study]\nout = "o"\nsegmenters = ["no-such-segmenter"]\nmetrics = ["bleu"]\nsample_rate = 1.0\n\n[[dataset]]\npath = "d"\n'
+    spec = write(tmp_path / "study.toml", text)
+    assert load_spec(spec, check=False).choices["segmenters"] == ("no-such-segmenter",)
+    with pytest.raises(UsageError, match="no-such-segmenter"):
+        load_spec(spec)
+
+
 def test_default_in_statistics_stands_for_the_default_statistics():
     from metaeval.stats.registry import DEFAULT_STATISTICS
     from metaeval.studyspec import statistics_list
