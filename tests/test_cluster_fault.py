@@ -99,6 +99,8 @@ def test_a_study_survives_a_killed_worker_and_gives_the_local_bytes(tmp_path):
 
             def busy() -> tuple[str, list[str]] | None:
                 """A worker computing a bootstrap block (by then it has segmented and scored too)."""
+                if study.poll() is not None:
+                    raise AssertionError(f"the study ended (exit {study.returncode}) before a worker was seen computing a bootstrap block")
                 for addr, keys in client.processing().items():
                     running = [str(k) for k in keys]
                     if any(k.startswith("_items_task") for k in running) and names.get(addr) in workers:
