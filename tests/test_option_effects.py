@@ -26,6 +26,8 @@ from tests.test_cli import small_corpus
 COMMANDS = ("run", "correlate", "sweep", "study")
 #: Every other subcommand takes no statistics option (leaderboard renders saved results).
 OTHERS = ("list", "segment", "score", "leaderboard", "equivalence")
+#: Subcommands that take some statistics options: those that change their numbers.
+SOME = {"systems": {"--bootstrap", "--seed", "--adjust"}}
 #: Options every run below shares (few resamples and permutations, so that each run is quick).
 FAST = ("--bootstrap", "20", "--permutations", "50")
 #: Per option key: the statistics that show its effect (given in both runs) and the option's value.
@@ -71,8 +73,10 @@ def test_the_four_commands_take_every_statistics_option_and_the_others_none():
         assert statistics_options(parser, command) == {option.flag for option in OPTIONS}, command
     for command in OTHERS:
         assert statistics_options(parser, command) == set(), command
+    for command, flags in SOME.items():
+        assert statistics_options(parser, command) == flags, command
     commands = set(next(a for a in parser._actions if a.dest == "command").choices)  # noqa: SLF001
-    assert commands == set(COMMANDS) | set(OTHERS), "say whether the new subcommand takes statistics options"
+    assert commands == set(COMMANDS) | set(OTHERS) | set(SOME), "say whether the new subcommand takes statistics options"
 
 
 @pytest.fixture(scope="module")

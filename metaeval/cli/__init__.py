@@ -17,12 +17,12 @@ import warnings
 from typing import Sequence, TextIO
 
 from metaeval import __version__
-from metaeval.cli import catalogue, correlate, equivalence, leaderboard, run, score, signals, study, sweep
+from metaeval.cli import catalogue, correlate, equivalence, leaderboard, run, score, signals, study, sweep, systems
 from metaeval.cli.common import Parser
 from metaeval.errors import DataWarning, MetaevalError
 
 #: The subcommands, in the order of ``metaeval --help``.
-COMMANDS = (catalogue, score, correlate, run, leaderboard, sweep, study, equivalence)
+COMMANDS = (catalogue, score, correlate, run, leaderboard, sweep, systems, study, equivalence)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -57,16 +57,17 @@ def render_html(
     lead: Sequence[Section] = (),
     lead_notes: Sequence[str] = (),
     chance: Any = None,
+    style: str = "",
 ) -> str:
     """The whole page as text (UTF-8, ``\\n`` line ends); ``chance``: the chance level of each
-    ranking (:func:`metaeval.report.scale.chance_level`)."""
+    ranking (:func:`metaeval.report.scale.chance_level`); ``style``: CSS rules added to the page's."""
     out = [
         "<!DOCTYPE html>",
         '<html lang="en">',
         "<head>",
         '<meta charset="utf-8">',
         f"<title>{esc(title)}</title>",
-        f"<style>\n{_STYLE}\n</style>",
+        f"<style>\n{_STYLE}\n{style}\n</style>" if style else f"<style>\n{_STYLE}\n</style>",
         "</head>",
         "<body>",
         f"<h1>{esc(title)}</h1>",
@@ -83,6 +84,8 @@ def render_html(
             continue
         out.append("<section>")
         out.append(f"<h2>{esc(section.title)}</h2>")
+        if section.figure:
+            out.append(section.figure)
         if section.bars:
             out.append(chart(section.bars, section.title, digits, statistic=section.statistic,
                              chance=chance_level(dict(section.key), chance)))

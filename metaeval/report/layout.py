@@ -69,6 +69,8 @@ class Section:
     undefined: str = ""
     #: columns whose cells must not wrap (intervals)
     nowrap: tuple[int, ...] = ()
+    #: a drawing HTML shows above the table (inline SVG markup), ignored by the other formats
+    figure: str = field(default="", repr=False)
     #: what a marked (bold) cell is
     marked_as: str = "best in column"
 

@@ -8,6 +8,8 @@ Files, each written atomically, all or nothing (on a failure the folder is put b
 - ``signature.json``: every option and version behind the numbers;
 - ``leaderboard.md``, ``leaderboard.html``: the reports, answer first;
 - ``scores.tsv.gz``: segment- and system-level scores, gzip-compressed (deterministic bytes);
+- ``systems.html``, ``systems.tsv``: the system leaderboard of every human score of the run
+  (:mod:`metaeval.systemrank`, :mod:`metaeval.report.systems`);
 - ``charts/<kind>.<level>.<statistic>[.<grouping>].png``: one chart per ranking.
 
 Every name is checked before any work (:data:`RUN_OUTPUTS`,
@@ -32,7 +34,7 @@ from metaeval.report.files import check_output_folder
 #: What ``--out`` receives; a name ending in ``/`` is a folder.
 RUN_OUTPUTS = (
     "answer.tsv", "results.tsv", "results.json", "signature.json", "leaderboard.md", "leaderboard.html",
-    "scores.tsv.gz", "charts/",
+    "scores.tsv.gz", "systems.html", "systems.tsv", "charts/",
 )  # fmt: skip
 CHARTS = "charts"
 
@@ -65,9 +67,19 @@ def run_files(study: Any) -> dict[str, bytes]:
         "leaderboard.html": render(study.results, study.signature, "html", layout="table", answer=answer,
                                    chance=getattr(study, "chance", None)),
     }
+    text.update(systems_files(study))
     files = {name: value.encode("utf-8") for name, value in text.items()}
     files["scores.tsv.gz"] = gzip.compress(scores_tsv(study.scores).encode("utf-8"), mtime=0)
     return files
+
+
+def systems_files(study: Any) -> dict[str, str]:
+    """``systems.html`` and ``systems.tsv``: the system leaderboard of the run's scores."""
+    from metaeval.report.systems import render_board
+    from metaeval.systemrank.study import study_board
+
+    board = study_board(study)
+    return {"systems.html": render_board(board, "html"), "systems.tsv": render_board(board, "tsv")}
 
 
 def write_run_folder(out: Path, study: Any, overwrite: bool = False) -> Path:
@@ -122,4 +134,4 @@ def write_run_folder(out: Path, study: Any, overwrite: bool = False) -> Path:
     return out
 
 
-__all__ = ["RUN_OUTPUTS", "run_files", "scores_tsv", "write_run_folder"]
+__all__ = ["RUN_OUTPUTS", "run_files", "scores_tsv", "systems_files", "write_run_folder"]
