@@ -29,7 +29,7 @@ OTHERS = ("list", "segment", "score", "leaderboard", "equivalence")
 #: Subcommands that take some statistics options: those that change their numbers.
 SOME = {"systems": {"--bootstrap", "--seed", "--adjust"}}
 #: Options every run below shares (few resamples and permutations, so that each run is quick).
-FAST = ("--bootstrap", "20", "--permutations", "50")
+FAST = ("--bootstrap", "20", "--permutations", "50", "--chance-permutations", "20")
 #: Per option key: the statistics that show its effect (given in both runs) and the option's value.
 CASES = {
     "statistics": ((), ("--statistic", "seg:kendall_b")),
@@ -43,6 +43,8 @@ CASES = {
     "refit_epsilon": (("--statistic", "seg:acc_eq@item"), ("--fixed-epsilon",)),
     "permutations": (("--statistic", "sys:soft_pairwise_accuracy"), ("--permutations", "37")),
     "permutation_seed": (("--statistic", "sys:soft_pairwise_accuracy"), ("--permutation-seed", "1")),
+    "chance_permutations": ((), ("--chance-permutations", "31")),
+    "chance_seed": ((), ("--chance-seed", "1")),
     "bootstrap": ((), ("--bootstrap", "30")),
     "seed": ((), ("--seed", "1")),
     "ci": ((), ("--ci", "0.5")),
@@ -55,7 +57,7 @@ ANSWER_NUMBERS = ["p_value", "p_adjusted", "delta_ci_low", "delta_ci_high", "cha
 WORDS = ("-s", "char", "-s", "jieba", "-m", "bleu", "-m", "nist", "-m", "1-ter")
 #: What is compared: the rows' keys and every numeric column.
 KEYS = ["judgment_kind", "level", "statistic", "grouping", "metric", "segmenter"]
-NUMBERS = ["value", "epsilon", "ci_low", "ci_high", "n", "p_value", "concordant", "discordant", "metric_ties", "human_ties"]
+NUMBERS = ["value", "epsilon", "ci_low", "ci_high", "chance", "chance_low", "chance_high", "n", "p_value", "concordant", "discordant", "metric_ties", "human_ties"]
 
 
 def statistics_options(parser, command: str) -> set[str]:  # noqa: ANN001

@@ -47,11 +47,12 @@ def _system_statistic(
     metric_samples: np.ndarray | None,
     human_samples: np.ndarray | None,
     ci: float,
+    constant_metric: bool = False,
 ) -> Correlation:
     """``rows`` (a statistic of each row pair ``[S, n_sys]``) on system scores, with the
     checks every system-level pair statistic shares: two systems at least, no constant side
-    (every pair a tie), bootstrap rows from the resampled system scores (the human side
-    fixed without ``human_samples``)."""
+    (every pair a tie; a constant metric is allowed with ``constant_metric``), bootstrap rows
+    from the resampled system scores (the human side fixed without ``human_samples``)."""
     x, y = np.asarray(metric, float), np.asarray(human, float)
     if x.shape != y.shape or x.ndim != 1:
         raise UsageError(f"system score vectors differ: {x.shape} vs {y.shape}")
@@ -59,7 +60,7 @@ def _system_statistic(
     if x.size < 2:
         return undefined(f"{label} needs at least 2 systems, got {x.size}", int(x.size))
     for side, v in (("metric", x), ("human", y)):
-        if np.all(v == v[0]):
+        if np.all(v == v[0]) and not (side == "metric" and constant_metric):
             return undefined(f"constant {side} scores over {x.size} systems: every pair is a tie", int(x.size))
     result = Correlation(float(rows(x[None], y[None])[0]), n=int(x.size), counts={"pairs": x.size * (x.size - 1) // 2})
     if metric_samples is None:
@@ -82,14 +83,17 @@ def pairwise_accuracy(
     ci: float = CI,
 ) -> Correlation:
     """Pairwise accuracy between system scores ``[n_sys]`` (higher-better after directions);
-    ``n`` is the number of systems, as for every system-level statistic.
+    ``n`` is the number of systems, as for every system-level statistic. A constant metric ties
+    every pair and agrees with the humans where they tie (mt-metrics-eval ``Agreement``): it gets
+    their share of tied pairs, which is also its chance level.
 
     ``metric_samples``/``human_samples`` ``[n_samples, n_sys]`` are bootstrap system scores
     (the human side stays fixed without samples).
     """
     return _system_statistic(
-        "pairwise accuracy", _agreement, metric, human, metric_direction, human_direction, metric_samples, human_samples, ci
-    )
+        "pairwise accuracy", _agreement, metric, human, metric_direction, human_direction, metric_samples, human_samples, ci,
+        constant_metric=True,
+    )  # fmt: skip
 
 
 def _kendall_c_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -148,15 +152,17 @@ def _pair_differences(seg: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(d), 0.0, d)
 
 
-def permutation_p_values(seg: np.ndarray, signs: np.ndarray) -> np.ndarray:
+def permutation_p_values(seg: np.ndarray, signs: np.ndarray, both: bool = False) -> np.ndarray:
     """One-sided p-values ``[n_pairs]`` that system i beats j (i < j): the share of
     permutations whose summed swapped difference is at least the observed sum (segments
-    judged for both systems only)."""
+    judged for both systems only). ``both``: ``[2, n_pairs]``, also the p-values that j beats
+    i, from the same swaps (what the first row would be with the two systems exchanged)."""
     d = _pair_differences(seg)
     observed = d.sum(axis=1)
     null = signs @ d.T  # [n_perm, n_pairs]
     scale = np.abs(d).sum(axis=1)
-    return (null >= observed - 1e-9 * scale).mean(axis=0)
+    beats = (null >= observed - 1e-9 * scale).mean(axis=0)
+    return np.stack([beats, (null <= observed + 1e-9 * scale).mean(axis=0)]) if both else beats
 
 
 def _normal_p_values(d: np.ndarray, weights: np.ndarray) -> np.ndarray:
