@@ -165,16 +165,26 @@ def permutation_p_values(seg: np.ndarray, signs: np.ndarray, both: bool = False)
     return np.stack([beats, (null <= observed + 1e-9 * scale).mean(axis=0)]) if both else beats
 
 
-def _normal_p_values(d: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def _normal_p_values(d: np.ndarray, weights: np.ndarray, squared: np.ndarray | None = None) -> np.ndarray:
     """Normal approximation of the permutation p-values for resampled segments: the
-    swapped sum has mean 0 and variance ``sum w^2 d^2``. ``[n_samples, n_pairs]``."""
+    swapped sum has mean 0 and variance ``sum w^2 d^2``. ``[n_samples, n_pairs]``.
+    ``squared``: ``weights**2``, if the caller has it. The upper tail is ``ndtr(-z)``, which is
+    how ``scipy.stats.norm.sf`` computes it (the same bits), without its argument handling."""
     observed = weights @ d.T
-    spread = np.sqrt((weights**2) @ (d**2).T)
-    import scipy.stats  # here, not at the top: 0.8 s to import
+    spread = np.sqrt((weights**2 if squared is None else squared) @ (d**2).T)
+    import scipy.special  # here, not at the top
 
     with np.errstate(invalid="ignore", divide="ignore"):
-        p = scipy.stats.norm.sf(observed / spread)
+        p = scipy.special.ndtr(-(observed / spread))
     return np.where(spread > 0, p, 1.0)
+
+
+def _squared(cache: dict, weights: np.ndarray) -> np.ndarray:
+    """``weights**2``, kept in ``cache`` for the next configuration resampled with the same array."""
+    found = cache.get("squared weights")
+    if found is None or found[0] is not weights:
+        found = cache["squared weights"] = (weights, weights**2)
+    return found[1]
 
 
 def soft_pairwise_accuracy(
@@ -221,10 +231,11 @@ def soft_pairwise_accuracy(
         dy, dx = _pair_differences(y), _pair_differences(x)
         w = np.asarray(weights, float)
         ones = np.ones((1, x.shape[1]))
+        squared = _squared(cache, w)
         if "normal" not in cache:
-            cache["normal"] = _normal_p_values(dy, w), _normal_p_values(dy, ones)
+            cache["normal"] = _normal_p_values(dy, w, squared), _normal_p_values(dy, ones)
         human_w, human_1 = cache["normal"]
-        resampled = 1.0 - np.abs(human_w - _normal_p_values(dx, w)).mean(axis=1)
+        resampled = 1.0 - np.abs(human_w - _normal_p_values(dx, w, squared)).mean(axis=1)
         full = 1.0 - float(np.abs(human_1 - _normal_p_values(dx, ones)).mean())
         # re-centred on the Monte Carlo value: the resamples carry the sampling spread of
         # the normal approximation, not its offset from the permutation estimate
