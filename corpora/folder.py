@@ -166,6 +166,48 @@ def read_docs(path: str | Path, seg_ids: Sequence[str]) -> tuple[str, ...]:
     return tuple(docs)  # type: ignore[arg-type]
 
 
+def read_segment_column(path: str | Path, column: str, seg_ids: Sequence[str]) -> tuple[str, ...]:
+    """The value of ``column`` for each of ``seg_ids``, from a TSV of segments (``docs.tsv``:
+    ``seg_id``, 1-based, or ``line_idx``, 0-based, and any other columns, e.g. ``domain``).
+    Segments of the file that ``seg_ids`` lacks are left out; each of ``seg_ids`` must be listed
+    once, with a value. A ``column`` the file does not have is a usage error naming the file and
+    the columns it has."""
+    table = read_table(path, delimiter="\t")
+    _check_column(path, table.header, column)
+    by_seg = "seg_id" in table.header
+    cols = table.require(["seg_id" if by_seg else "line_idx", column])
+    index = {s: i for i, s in enumerate(seg_ids)}
+    values: list[str | None] = [None] * len(seg_ids)
+    first: dict[str, int] = {}
+    for line, fields in table.rows:
+        raw = fields[cols["seg_id" if by_seg else "line_idx"]].strip()
+        seg = raw if by_seg else (str(int(raw) + 1) if raw.isdigit() else f"line_idx {raw!r}")
+        if seg in first:
+            raise DataError(f"{where(path, line)}: segment {seg} listed twice (first at line {first[seg]})")
+        first[seg] = line
+        value = fields[cols[column]].strip()
+        if seg in index:
+            if not value:
+                raise DataError(f"{where(path, line)}: segment {seg} has no value in column {column!r}")
+            values[index[seg]] = value
+    absent = [seg_ids[i] for i, v in enumerate(values) if v is None]
+    if absent:
+        raise DataError(f"{path}: no {column} for segment(s) {describe(absent)}")
+    return tuple(values)  # type: ignore[arg-type]
+
+
+def check_segment_column(path: str | Path, column: str) -> None:
+    """A usage error naming the file and its columns unless the TSV of segments at ``path``
+    (``docs.tsv``) has ``column``."""
+    _check_column(path, read_table(path, delimiter="\t").header, column)
+
+
+def _check_column(path: str | Path, header: Sequence[str], column: str) -> None:
+    if column not in header or column in ("seg_id", "line_idx"):
+        names = [name for name in header if name not in ("seg_id", "line_idx")]
+        raise UsageError(f"{path}: no column {column!r} to group segments by; its columns: {', '.join(names) or '(none)'}")
+
+
 def read_long_judgments(path: str | Path) -> Judgments:
     """``judgments.tsv``: long form ``seg_id, system, judge, kind, value`` (judge may be empty)."""
     table = read_table(path, delimiter="\t")

@@ -22,9 +22,22 @@ tie policy, and any further key the rows are grouped by):
   word level, and how many differences are significant (adjusted p <= alpha) each way. The
   metrics of one ranking are one family: their p-values are adjusted together
   (:mod:`metaeval.stats.adjust`, Holm by default), ``p_value`` is the compared metric's raw
-  p-value and ``p_adjusted`` its adjusted one;
+  p-value and ``p_adjusted`` its adjusted one. A p-value of 0 (no resample crossed) is
+  written as the bound 1/(B+1), with ``p_bound`` true;
 - **at or below chance**: whether the best, the character-level and the word-level
-  configuration's interval is not above its chance band (:func:`metaeval.stats.chance.at_or_below`).
+  configuration's interval is not above its chance band (:func:`metaeval.stats.chance.at_or_below`);
+- **how much data** the compared difference needs (:mod:`metaeval.stats.power`): ``delta_se``,
+  the standard deviation of the resampled differences; ``mde``, the smallest difference this
+  test set detects at level ``mde_alpha`` (two-sided, unadjusted: 0.05) with 80% power, and
+  ``mde_adjusted`` at ``alpha_adjusted``, the level at which the comparison is significant after
+  the family's adjustment whatever the other p-values (``alpha / m`` for Holm and
+  Benjamini-Hochberg with ``m`` metrics in the family; ``alpha`` with ``none``); ``n_needed``,
+  the units (``n_unit``: segments, documents, or systems when the bootstrap resamples systems)
+  at which the observed delta would be detected with 80% power at ``mde_alpha``. At system
+  level with segments resampled only, the number of systems is n/a (the note says why).
+
+With ``--by`` (:mod:`metaeval.subsets`) the results carry a ``subset`` column and every ranking
+is answered once per subset.
 
 Character level is the segmenter ``char`` (every non-whitespace character). Word level is any
 other segmenter except the mixed and subword ones of :data:`NOT_WORD_LEVEL`. The function is
@@ -35,7 +48,7 @@ rows of a run are paired (one set of segment resamples per run).
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -43,22 +56,37 @@ import pandas as pd
 from metaeval.stats.adjust import adjust_p_values, check_adjustment
 from metaeval.stats.chance import at_or_below
 from metaeval.stats.defaults import ADJUST, ALPHA
+from metaeval.stats.power import detectable_difference, standard_error, units_needed
 from metaeval.stats.resampling import percentile_ci
 from metaeval.stats.result import Correlation
 from metaeval.stats.significance import paired_bootstrap_test
+from metaeval.subsets import SUBSET
 
 #: The character-level segmenter of the studies.
 CHARACTER_LEVEL = "char"
 #: Segmenters that are neither character level nor word level: ``cjk-char`` keeps Latin words
-#: whole among CJK characters; ``spm`` splits into learnt subwords.
-NOT_WORD_LEVEL = ("char", "cjk-char", "spm")
+#: whole among CJK characters; ``spm`` splits into learnt subwords; ``byte`` is below characters.
+NOT_WORD_LEVEL = ("byte", "char", "cjk-char", "spm")
 RANKING_KEYS = ("dataset", "judgment_kind", "level", "statistic", "grouping", "tie_policy")
 ANSWER_COLUMNS = RANKING_KEYS + (
     "best_metric", "best_segmenter", "best_value", "best_ci_low", "best_ci_high",
     "metric", "char_value", "word_segmenter", "word_value", "delta", "delta_ci_low", "delta_ci_high",
-    "p_value", "p_adjusted", "n_samples", "metrics", "char_ahead", "char_significant", "word_significant", "left_out", "note",
+    "p_value", "p_adjusted", "p_bound", "n_samples", "metrics", "char_ahead", "char_significant", "word_significant", "left_out", "note",
     "best_at_chance", "char_at_chance", "word_at_chance",
-)  # fmt: skip
+) + ("delta_se", "mde", "mde_alpha", "mde_adjusted", "alpha_adjusted", "n_needed", "n_unit")  # fmt: skip
+#: The units each level's bootstrap resamples, as ``n_unit`` names them.
+UNITS = {"seg": "segments", "doc": "documents", "sys": "systems"}
+#: Why a system-level answer has no number of systems.
+SYSTEMS_NOT_RESAMPLED = "systems needed: n/a, the bootstrap resamples segments only (--resample systems or both)"
+
+
+def ranking_keys(table: pd.DataFrame) -> list[str]:
+    """The columns that make a ranking of ``table``: :data:`RANKING_KEYS`, and the subset of a
+    run with ``--by`` right after the dataset."""
+    keys = list(RANKING_KEYS)
+    if SUBSET in table.columns:
+        keys.insert(1, SUBSET)
+    return keys
 
 
 def is_word_level(segmenter: str) -> bool:
@@ -102,7 +130,7 @@ def _constant_metrics(table: pd.DataFrame) -> list[str]:
     those that see characters only (:func:`characters_only`)."""
     out = set()
     for metric, rows in table[table["value"].notna()].groupby("metric", sort=True):
-        spread = rows.groupby(list(RANKING_KEYS), dropna=False)["value"].agg(["nunique", "size"])
+        spread = rows.groupby(ranking_keys(table), dropna=False)["value"].agg(["nunique", "size"])
         if (spread["size"] > 1).any() and (spread["nunique"] == 1).all():
             out.add(str(metric))
     return sorted(out | characters_only(str(m) for m in table["metric"].unique()))
@@ -114,6 +142,9 @@ def answer(
     alpha: float = ALPHA,
     left_out: Sequence[str] | None = None,
     adjust: str = ADJUST,
+    *,
+    sizes: Mapping[tuple[str, str], int] | None = None,
+    resample: str = "segments",
 ) -> pd.DataFrame:
     """One row per ranking of ``results`` that has a defined value (see the module docstring).
 
@@ -123,22 +154,43 @@ def answer(
     with one value across segmenters in every ranking; :func:`granularity_free` finds them
     from the scores). ``adjust``: how the p-values of a ranking's metrics are adjusted
     (``holm``, ``bh`` or ``none``; :mod:`metaeval.stats.adjust`). Rankings whose every value is
-    undefined are left out: reports show them as one line each with the reason.
+    undefined are left out: reports show them as one line each with the reason. ``sizes``: the
+    units each level's bootstrap resampled, by ``(subset, level)`` (subset ``""`` without
+    ``--by``; ``seg``: segments, ``doc``: documents), for ``n_needed``; at system level the
+    systems of each row count, when ``resample`` (the run's setting) resamples them. ``alpha``
+    is also the level of ``mde``.
     """
     check_adjustment(adjust)
     rows = []
     table = results.reset_index(drop=True)
     constant = list(left_out) if left_out is not None else _constant_metrics(table)
-    for key, group in table.groupby(list(RANKING_KEYS), sort=True, dropna=False):
+    keys = ranking_keys(table)
+    for key, group in table.groupby(keys, sort=True, dropna=False):
         defined = group[group["value"].notna()]
         if defined.empty:
             continue
-        rows.append(_ranking_answer(dict(zip(RANKING_KEYS, key)), defined, samples, alpha, constant, adjust))
-    return pd.DataFrame(rows, columns=list(ANSWER_COLUMNS))
+        named = dict(zip(keys, key))
+        size = _size(named, defined, sizes or {}, resample)
+        rows.append(_ranking_answer(named, defined, samples, alpha, constant, adjust, size))
+    columns = list(ANSWER_COLUMNS[: len(RANKING_KEYS)])
+    if SUBSET in keys:
+        columns.insert(1, SUBSET)
+    return pd.DataFrame(rows, columns=columns + list(ANSWER_COLUMNS[len(RANKING_KEYS) :]))
+
+
+def _size(key: Mapping[str, Any], rows: pd.DataFrame, sizes: Mapping[tuple[str, str], int], resample: str) -> int | str:
+    """The units the ranking's bootstrap resampled, or why there is no such number."""
+    level = str(key["level"])
+    if level == "sys":
+        if resample == "segments":
+            return SYSTEMS_NOT_RESAMPLED
+        return int(rows["n"].max()) if rows["n"].notna().any() else "systems needed: n/a, no number of systems"
+    return sizes.get((str(key.get(SUBSET, "")), level), "")
 
 
 def _ranking_answer(
-    key: dict[str, Any], group: pd.DataFrame, samples: "np.ndarray | None", alpha: float, constant: Sequence[str], adjust: str
+    key: dict[str, Any], group: pd.DataFrame, samples: "np.ndarray | None", alpha: float, constant: Sequence[str], adjust: str,
+    size: int | str = "",
 ) -> dict:
     ordered = group.sort_values(["value", "metric", "segmenter"], ascending=[False, True, True], kind="mergesort")
     best = ordered.iloc[0]
@@ -147,7 +199,7 @@ def _ranking_answer(
     row.update(
         best_metric=best["metric"], best_segmenter=best["segmenter"], best_value=float(best["value"]),
         best_ci_low=float(best["ci_low"]), best_ci_high=float(best["ci_high"]),
-        metric="", word_segmenter="", note="", left_out="",
+        metric="", word_segmenter="", note="", left_out="", n_unit="",
     )  # fmt: skip
     row["left_out"] = ", ".join(m for m in constant if m in set(group["metric"]))
     row.update(best_at_chance=_at_chance(best), char_at_chance=False, word_at_chance=False)
@@ -158,6 +210,8 @@ def _ranking_answer(
         test = _char_vs_word(rows, samples, selection=adjust != "none")
         if test is not None:
             tests[metric] = test
+    for test in tests.values():
+        _p_floor(test)
     if not tests:
         has_char = (group["segmenter"] == CHARACTER_LEVEL).any()
         row["note"] = "no word-level segmenter to compare with" if has_char else f"no {CHARACTER_LEVEL!r} configuration"
@@ -168,11 +222,41 @@ def _ranking_answer(
         test["p_adjusted"] = float(p)
     compared = next(m for m in ordered["metric"] if m in tests)
     row.update(tests[compared], metric=compared)
+    family = sum(math.isfinite(t["p_value"]) for t in tests.values())
+    row.update(_power(row["delta"], row["delta_se"], size, alpha, family_level(alpha, family, adjust)))
+    row["n_unit"] = UNITS.get(str(key["level"]), "")
+    if isinstance(size, str) and size and math.isfinite(row["delta_se"]):
+        row["note"] = size
     row["metrics"] = len(tests)
     row["char_ahead"] = sum(t["delta"] > 0 for t in tests.values())
     row["char_significant"] = sum(t["delta"] > 0 and t["p_adjusted"] <= alpha for t in tests.values())
     row["word_significant"] = sum(t["delta"] < 0 and t["p_adjusted"] <= alpha for t in tests.values())
     return row
+
+
+def family_level(alpha: float, size: int, adjust: str) -> float:
+    """The level at which one comparison of a family of ``size`` is significant after the
+    adjustment whatever the other p-values: ``alpha / size`` for Holm (its first step) and for
+    Benjamini-Hochberg (its smallest threshold), ``alpha`` for ``none`` or a family of one or none."""
+    return alpha / size if adjust != "none" and size > 1 else alpha
+
+
+def _power(delta: float, se: float, size: int | str, alpha: float, adjusted: float) -> dict[str, float]:
+    """The answer's columns of :mod:`metaeval.stats.power` for one comparison."""
+    n = size if isinstance(size, int) else 0
+    return {
+        "mde": detectable_difference(se, alpha), "mde_alpha": alpha, "mde_adjusted": detectable_difference(se, adjusted),
+        "alpha_adjusted": adjusted, "n_needed": units_needed(delta, se, n, alpha),
+    }  # fmt: skip
+
+
+def _p_floor(test: dict[str, Any]) -> None:
+    """A p-value of 0 (no resample of B crossed) becomes the bound 1/(B+1), the smallest a
+    bootstrap of B resamples can support (Davison & Hinkley 1997, Monte Carlo tests), with ``p_bound`` true."""
+    n = test.get("n_samples") or 0
+    test["p_bound"] = bool(n > 0 and test["p_value"] == 0.0)
+    if test["p_bound"]:
+        test["p_value"] = 1.0 / (n + 1)
 
 
 def _at_chance(row: pd.Series) -> bool:
@@ -194,7 +278,8 @@ def char_against_best_word(
     that choosing the best word segmenter on the data is part of what is tested; without it,
     char minus the segmenter chosen on the full sample. Keys: ``char_value``,
     ``word_segmenter``, ``word_value``, ``delta``, ``delta_ci_low``, ``delta_ci_high``,
-    ``p_value``, ``n_samples`` (NaN and 0 without samples).
+    ``p_value``, ``n_samples``, and ``delta_se``, the standard deviation of the resampled
+    differences (NaN and 0 without samples).
     """
     if not words:
         raise ValueError("char_against_best_word needs at least one word-level segmenter")
@@ -202,7 +287,7 @@ def char_against_best_word(
     best = words[name]
     out = {
         "char_value": char.value, "word_segmenter": name, "word_value": best.value, "delta": char.value - best.value,
-        "delta_ci_low": math.nan, "delta_ci_high": math.nan, "p_value": math.nan, "n_samples": 0,
+        "delta_ci_low": math.nan, "delta_ci_high": math.nan, "p_value": math.nan, "n_samples": 0, "delta_se": math.nan,
     }  # fmt: skip
     if char.samples is None or any(w.samples is None for w in words.values()) or len(char.samples) == 0:
         return out
@@ -212,8 +297,10 @@ def char_against_best_word(
     else:
         opponent = np.asarray(best.samples, float)
     test = paired_bootstrap_test(Correlation(char.value, samples=char.samples), Correlation(best.value, samples=opponent))
-    low, high = percentile_ci(np.asarray(char.samples, float) - opponent, level)
-    out.update(delta_ci_low=low, delta_ci_high=high, p_value=test.p_value, n_samples=test.n_samples)
+    differences = np.asarray(char.samples, float) - opponent
+    low, high = percentile_ci(differences, level)
+    out.update(delta_ci_low=low, delta_ci_high=high, p_value=test.p_value, n_samples=test.n_samples,
+               delta_se=standard_error(differences))  # fmt: skip
     return out
 
 
@@ -235,6 +322,6 @@ def _char_vs_word(rows: pd.DataFrame, samples: "np.ndarray | None", selection: b
 
 
 __all__ = [
-    "ANSWER_COLUMNS", "CHARACTER_LEVEL", "NOT_WORD_LEVEL", "answer", "char_against_best_word", "characters_only", "granularity_free",
-    "is_word_level",
+    "ANSWER_COLUMNS", "CHARACTER_LEVEL", "NOT_WORD_LEVEL", "SYSTEMS_NOT_RESAMPLED", "UNITS", "answer", "char_against_best_word",
+    "characters_only", "family_level", "granularity_free", "is_word_level", "ranking_keys",
 ]  # fmt: skip

@@ -28,22 +28,13 @@ from metaeval.paths import check_input_file
 from metaeval.metrics import DEFAULT_METRICS, higher_is_better
 from metaeval.scoretable import ConfigScores
 from metaeval.scoring import LEVELS, ScoreResult, score_corpus
+from metaeval.segmenting import DEFAULT_SEGMENTERS, default_segmenters
 from metaeval.stats.settings import PORTED_OPTIONS, Settings
+from metaeval.subsets import evaluate_by, read_subsets
 from metaeval.versions import package_versions
 
-#: Segmenters suited to each target language (docs/design.md, "Segmenters"; Li et al. 2011's rows).
-DEFAULT_SEGMENTERS = {
-    "zh": ("char", "cjk-char", "jieba", "pkuseg"),
-    "ja": ("char", "cjk-char", "mecab"),
-}
-FALLBACK_SEGMENTERS = ("char", "13a")
 #: The fields of :class:`~metaeval.stats.settings.Settings`, which every meta-evaluating function takes as keywords.
 SETTINGS_FIELDS = frozenset(f.name for f in fields(Settings)) | frozenset(PORTED_OPTIONS)
-
-
-def default_segmenters(target_lang: str) -> tuple[str, ...]:
-    """The segmenters ``metaeval run`` uses for a target language."""
-    return DEFAULT_SEGMENTERS.get(target_lang.split("-")[0].lower(), FALLBACK_SEGMENTERS)
 
 
 def check_names(segmenters: Sequence[Any], metrics: Sequence[Any]) -> None:
@@ -307,6 +298,9 @@ def correlate(
     seed: int | None = None,
     n_bootstrap: int | None = None,
     settings: Settings | None = None,
+    by: str | None = None,
+    docs: "str | Path | None" = None,
+    subsets: Any = None,
     **options: Any,
 ) -> pd.DataFrame:
     """Meta-evaluate scores against human judgments: ``metaeval correlate`` in Python.
@@ -326,6 +320,8 @@ def correlate(
         n_bootstrap: former name of ``bootstrap`` (deprecated).
         settings: a :class:`~metaeval.stats.settings.Settings`; the options above and any of
             its fields given in ``options`` replace its values (default: every default).
+        by: a column of ``docs`` (``--by``): every statistic also per value of it (:mod:`metaeval.subsets`).
+        docs: the file of segments that holds it (``--docs``). subsets: or :func:`read_subsets`'s result.
         options: further settings (``statistics``, ``groupings``, ``levels``, ``average``,
             ``undefined``, ``refit_epsilon``, ``permutations``, ``permutation_seed``, ``ci``,
             ``pair_groups``) and options of :func:`metaeval.stats.evaluate.evaluate`
@@ -348,7 +344,13 @@ def correlate(
         configs = configs_from_table(scores)
     else:
         configs = list(scores)
-    return evaluate(configs, human, kinds, chosen, **rest)
+    if subsets is None and by is not None:
+        if docs is None:
+            raise UsageError(f"correlate: --by {by} needs the file of segments that holds the column: --docs FILE (docs= in Python)")
+        subsets = read_subsets(docs, by, list(configs[0].seg_ids) if configs else [])
+    if subsets is None:
+        return evaluate(configs, human, kinds, chosen, **rest)
+    return evaluate_by(subsets, configs, human, kinds, chosen, **rest)
 
 
 def read_scores(path: "str | Path") -> pd.DataFrame:
@@ -381,6 +383,7 @@ class Study:
         tie_free: the tie-free reference of each ranking (judgment kind, level, statistic,
             grouping; :func:`metaeval.stats.evaluate.tie_free_references`), which reports give
             beside the chance levels of the results' ``chance`` columns.
+        subsets: with ``by``, the segments of each value of the column (:class:`metaeval.subsets.Subsets`).
     """
 
     results: pd.DataFrame
@@ -389,6 +392,7 @@ class Study:
     score_result: ScoreResult = field(repr=False)
     judgments: Judgments | None = field(default=None, repr=False)
     tie_free: pd.DataFrame | None = field(default=None, repr=False)
+    subsets: Any = field(default=None, repr=False)
     _scores: pd.DataFrame | None = field(default=None, init=False, repr=False)
 
     @property
@@ -438,6 +442,8 @@ def run(
     segmentation_cache: Any = None,
     keep_models: bool = False,
     settings: Settings | None = None,
+    by: str | None = None,
+    docs: "str | Path | None" = None,
     **statistics_options: Any,
 ) -> Study:
     """The whole study: read, segment, score, correlate, answer: ``metaeval run`` in Python.
@@ -477,6 +483,9 @@ def run(
         n_bootstrap: former name of ``bootstrap`` (deprecated).
         doc_level: also the segment-level statistics over documents (``--doc-level``): the
             corpus's ``docs.tsv`` gives the documents (:mod:`metaeval.doclevel`).
+        by: a column of ``docs`` (``--by``), e.g. ``domain``: every statistic and the answer also per
+            value, on its segments alone (:mod:`metaeval.subsets`; rows labelled in the column ``subset``).
+        docs: the file of segments ``by`` reads (``--docs``; default: the corpus's ``docs.tsv``).
         settings: a :class:`~metaeval.stats.settings.Settings` (the command line builds one); the
             options above and those in ``statistics_options`` replace its values.
         statistics_options: further settings (``statistics``, ``groupings``, ``levels``,
@@ -491,6 +500,7 @@ def run(
     from metaeval.answer import answer, granularity_free
     from metaeval.stats.evaluate import tie_free_references
     from metaeval.stats.human import resolve_kinds
+    from metaeval.subsets import corpus_subsets, unit_sizes, with_subsets
 
     chosen, rest = settings_of(settings, tie_policy=tie_policy, threshold=threshold, bootstrap=bootstrap, seed=seed,
                                n_bootstrap=n_bootstrap, **statistics_options)
@@ -511,6 +521,7 @@ def run(
     kinds = resolve_kinds(human, kinds)  # a wrong kind fails here, before any segmentation
     if doc_level and not any(corpus_obj.doc_ids):
         raise DataError(f"{corpus_obj.name or 'corpus'}: --doc-level needs documents, and the corpus has no docs.tsv")
+    subsets = corpus_subsets(corpus, corpus_obj, by, docs)  # a wrong column fails here, before any segmentation
     segs = list(segmenters) if segmenters else list(default_segmenters(corpus_obj.target_lang))
     mets = list(metrics) if metrics else list(DEFAULT_METRICS)
     scored = score_corpus(corpus_obj, segs, mets, executor=executor, jobs=jobs, progress=progress,
@@ -518,9 +529,20 @@ def run(
                           keep_models=keep_models)
     n = chosen.n_bootstrap
     options: dict[str, Any] = dict(clusters=n > 0, dataset=corpus_obj.name, progress=progress, executor=executor, return_samples=True)
-    results, samples = correlate(scored, human, kinds, settings=chosen, store=cache_dir, **options)
-    if doc_level:
-        results, samples = _with_documents(results, samples, corpus_obj, scored, human, kinds, chosen, options)
+    doc_of = dict(zip(corpus_obj.seg_ids, corpus_obj.doc_ids)) if doc_level else None
+
+    def evaluate_one(configs, judged, present):  # noqa: ANN001, ANN202
+        found, found_samples = correlate(configs, judged, present, settings=chosen, store=cache_dir, **options)
+        if doc_of is None:
+            return found, found_samples
+        from metaeval.doclevel import evaluate_documents  # the document-level rows follow the segment-level ones
+
+        docs_found, docs_samples = evaluate_documents(configs, judged, doc_of, present, chosen, **options)
+        return pd.concat([found, docs_found], ignore_index=True), np.concatenate([found_samples, docs_samples])
+
+    results, samples = evaluate_one(scored.configs, human, kinds)
+    if subsets is not None:
+        results, samples = with_subsets(subsets, scored.configs, human, kinds, evaluate_one, results, samples)
     signature = {
         "dataset": corpus_obj.name,
         "target_lang": corpus_obj.target_lang,
@@ -537,9 +559,13 @@ def run(
         "statistics": chosen.signature(),
         "versions": package_versions(),
     }
-    summary = answer(results, samples, left_out=granularity_free(scored.configs), adjust=chosen.adjust)
+    if subsets is not None:
+        signature["by"] = subsets.signature()
+    summary = answer(results, samples, left_out=granularity_free(scored.configs), adjust=chosen.adjust,
+                     sizes=unit_sizes(subsets, corpus_obj.seg_ids, doc_of), resample=chosen.resample)  # fmt: skip
     tie_free = tie_free_references(scored.configs, human, kinds, chosen)
-    return Study(results=results, answer=summary, signature=signature, score_result=scored, judgments=human, tie_free=tie_free)
+    return Study(results=results, answer=summary, signature=signature, score_result=scored, judgments=human, tie_free=tie_free,
+                 subsets=subsets)  # fmt: skip
 
 
 __all__ = [
@@ -555,17 +581,10 @@ __all__ = [
     "read_corpus",
     "read_judgments",
     "read_scores",
+    "read_subsets",
     "run",
     "score",
     "segment",
     "settings_of",
 ]
 
-
-def _with_documents(results, samples, corpus, scored, human, kinds, settings, options):  # noqa: ANN001, ANN202
-    """``results`` and ``samples`` followed by the document-level rows and their samples."""
-    from metaeval.doclevel import evaluate_documents
-
-    doc_of = dict(zip(corpus.seg_ids, corpus.doc_ids))
-    doc_results, doc_samples = evaluate_documents(scored.configs, human, doc_of, kinds, settings, **options)
-    return pd.concat([results, doc_results], ignore_index=True), np.concatenate([samples, doc_samples])

@@ -72,20 +72,22 @@ def normalises(segmenter: Any) -> bool:
 
 
 def warn_form_differences(corpus: Corpus, segmenters: Sequence[Any]) -> list[FormDifference]:
-    """Warn once per (system, reference) pair found by :func:`form_only_differences`, unless
-    every segmenter normalises; returns the pairs warned about."""
+    """One warning for the whole corpus naming every (system, reference) pair found by
+    :func:`form_only_differences`, unless every segmenter normalises; returns the pairs."""
     if not segmenters or all(normalises(s) for s in segmenters):
         return []
     found = form_only_differences(corpus)
+    pairs = []
     for diff in found:
         sys_file = corpus.origin.get(f"sys:{diff.system}") or f"system {diff.system!r}"
         ref_file = corpus.origin.get(f"ref:{diff.reference}") or f"reference {diff.reference!r}"
         plural = "s" if diff.count > 1 else ""
+        pairs.append(f"{sys_file} differs from {ref_file} only in Unicode normalisation form (NFKC) in {diff.count} "
+                     f"segment{plural} (first: segment {diff.first_seg})")  # fmt: skip
+    if pairs:
         warnings.warn(DataWarning(
-            f"{sys_file} differs from {ref_file} only in Unicode normalisation form (NFKC) in {diff.count} "
-            f"segment{plural} (first: segment {diff.first_seg}); segmenters without nfkc=true score those "
-            "characters as different: add it, e.g. -s char:nfkc=true"
-        ), stacklevel=2)
+            "; ".join(pairs) + "; segmenters without nfkc=true score those characters as different: add it, e.g. -s char:nfkc=true"
+        ), stacklevel=2)  # fmt: skip
     return found
 
 

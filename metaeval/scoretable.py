@@ -71,6 +71,24 @@ class ConfigScores:
             return np.asarray(self.score_fn(summed), dtype=float)
         return self.seg_scores[:, indices].mean(axis=2).T
 
+    def subset_segments(self, seg_ids: Sequence[str]) -> "ConfigScores":
+        """The same configuration over ``seg_ids`` only (in that order): each system's score is
+        the metric of its summed statistics over them (docs/design.md, "Metrics"), or without
+        statistics the mean of its segment scores."""
+        index = {s: j for j, s in enumerate(self.seg_ids)}
+        columns = [index[s] for s in seg_ids]
+        seg_scores = self.seg_scores[:, columns]
+        stats = None if self.stats is None else self.stats[:, columns]
+        if stats is not None and self.score_fn is not None:
+            sys_scores = np.asarray(self.score_fn(stats.sum(axis=1)), dtype=float)
+        else:
+            sys_scores = seg_scores.mean(axis=1)
+        return ConfigScores(
+            metric=self.metric, segmenter=self.segmenter, config=self.config, systems=list(self.systems),
+            seg_ids=list(seg_ids), seg_scores=seg_scores, sys_scores=sys_scores, higher_is_better=self.higher_is_better,
+            stats=stats, score_fn=self.score_fn,
+        )  # fmt: skip
+
     def subset_systems(self, systems: Sequence[str]) -> "ConfigScores":
         """The same configuration restricted to ``systems`` (in that order)."""
         index = {s: i for i, s in enumerate(self.systems)}

@@ -41,6 +41,19 @@ from typing import Any, Sequence
 from metaeval.compute import process_pool
 from metaeval.errors import MetaevalError
 
+#: Segmenters suited to each target language (docs/design.md, "Segmenters"; Li et al. 2011's rows).
+DEFAULT_SEGMENTERS = {
+    "zh": ("char", "cjk-char", "jieba", "pkuseg"),
+    "ja": ("char", "cjk-char", "mecab"),
+}
+FALLBACK_SEGMENTERS = ("char", "13a")
+
+
+def default_segmenters(target_lang: str) -> tuple[str, ...]:
+    """The segmenters ``metaeval run`` uses for a target language."""
+    return DEFAULT_SEGMENTERS.get(target_lang.split("-")[0].lower(), FALLBACK_SEGMENTERS)
+
+
 #: Texts segmented here first to estimate the cost before forking workers for the rest.
 PROBE_TEXTS = 256
 #: Forking workers pays only when the remaining segmentation is projected to take longer.
@@ -250,4 +263,4 @@ def _workers(executor: cf.Executor, jobs: int) -> int:
     return max(1, int(count or jobs or 1))
 
 
-__all__ = ["Pending", "Shipped", "get_segmenter", "interned", "segment_texts", "split", "start", "worker_spec"]
+__all__ = ["DEFAULT_SEGMENTERS", "FALLBACK_SEGMENTERS", "Pending", "default_segmenters", "Shipped", "get_segmenter", "interned", "segment_texts", "split", "start", "worker_spec"]

@@ -105,6 +105,8 @@ class StudyResult:
                 value = spec.choice(d, key) if key not in ("references", "systems") else getattr(d, key)
                 if value is not None:
                     entry[key] = list(value)
+            if spec.by_for(d) is not None:
+                entry["by"] = spec.by_for(d)
             declared.append(entry)
         out: dict[str, Any] = {
             "study": spec.name, "spec": spec.source.name, "analyses": list(spec.analyses), "datasets": declared,
@@ -204,6 +206,7 @@ def run_study(
         if unknown:
             raise UsageError(f"{spec.source}: no dataset named {unknown[0]!r}; datasets: {', '.join(known)}")
         spec = replace(spec, datasets=tuple(d for d in spec.datasets if d.name in datasets))
+    check_subsets(spec)
     folder = output_folder(spec, out)
     check_writable_folder(folder, "--out")
     store = Path(cache_dir).expanduser() if cache_dir is not None else folder / STORE
@@ -211,6 +214,25 @@ def run_study(
     result = compute_study(spec, store, jobs=jobs, executor=executor, progress=progress, log=log)
     result.files = write_study(result, folder)
     return result
+
+
+def check_subsets(spec: StudySpec) -> None:
+    """Before any work: each dataset evaluated per a column (``by``) has a ``docs.tsv`` with it;
+    the error names the spec, the dataset, the file and the columns it has."""
+    from metaeval.corpora.folder import check_segment_column
+
+    for i, dataset in enumerate(spec.datasets):
+        column = spec.by_for(dataset)
+        if column is None or "correlations" not in spec.analyses:
+            continue
+        docs = dataset.folder / "docs.tsv"
+        where = f"dataset[{i}].by" if dataset.by is not None else "study.by"
+        if not docs.is_file():
+            raise UsageError(f"{spec.source}: {where}: dataset {dataset.name!r} has no {docs} to take the column {column!r} from")
+        try:
+            check_segment_column(docs, column)
+        except UsageError as exc:
+            raise UsageError(f"{spec.source}: {where}: {exc}") from None
 
 
 def compute_study(
@@ -265,7 +287,7 @@ def _correlations(spec, dataset, corpus, found, store, jobs, executor, progress,
         corpus, list(segs) if segs else None, list(metrics) if metrics else None, judgments=human,
         kinds=list(kinds) if kinds else None, settings=spec.settings_for(dataset), missing=s["missing"], jobs=jobs,
         executor=executor, cache_dir=store, progress=progress, doc_level=s["doc_level"], segmentation_cache=segmentations,
-        keep_models=len(spec.datasets) > 1,
+        keep_models=len(spec.datasets) > 1, by=spec.by_for(dataset), docs=dataset.folder / "docs.tsv",
     )  # fmt: skip
 
 
@@ -311,4 +333,4 @@ def stored_order_scores(corpus, segmenter: str, max_order: int, store: Path):  #
     return scores
 
 
-__all__ = ["STUDY_OUTPUTS", "StudyResult", "compute_study", "run_study", "stored_order_scores", "study_files", "write_study"]
+__all__ = ["STUDY_OUTPUTS", "StudyResult", "check_subsets", "compute_study", "run_study", "stored_order_scores", "study_files", "write_study"]

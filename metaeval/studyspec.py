@@ -77,14 +77,14 @@ _LISTED = tuple(option.key for option in OPTIONS if option.kind == "list")
 #: What may be chosen per dataset as well as for the whole study.
 _PER_DATASET = {"segmenters": _LIST, "metrics": _LIST, "kinds": _LIST, "word_segmenters": _LIST, **{k: _LIST for k in _LISTED}}
 STUDY_KEYS = {
-    "name": _STR, "data": _STR, "out": _STR, "analyses": _LIST, "missing": _STR, "doc_level": _BOOL, **_OPTIONS,
+    "name": _STR, "data": _STR, "out": _STR, "analyses": _LIST, "missing": _STR, "doc_level": _BOOL, "by": _STR, **_OPTIONS,
     **_PER_DATASET, **{name: _NUM for name in PORTED_OPTIONS},
 }  # fmt: skip
 #: The options recorded in ``study.json`` even when the file leaves them out (with their defaults).
 _ALWAYS_RECORDED = ("bootstrap", "seed", "tie_policy", "threshold")
 DATASET_KEYS = {
     "name": _STR, "path": _STR, "references": _LIST, "systems": _LIST, "judgments": _STR, "human_sys": _STR,
-    "judgments_format": _STR, **_PER_DATASET,
+    "judgments_format": _STR, "by": _STR, **_PER_DATASET,
 }  # fmt: skip
 EQUIVALENCE_KEYS = {"char_segmenter": _STR, "max_word_order": _INT, "max_char_order": _INT, "n_grades": _INT, "threshold": _NUM}
 
@@ -108,6 +108,7 @@ class DatasetSpec:
     kinds: tuple[str, ...] | None = None
     levels: tuple[str, ...] | None = None
     word_segmenters: tuple[str, ...] | None = None
+    by: str | None = None
 
     @property
     def slug(self) -> str:
@@ -138,6 +139,17 @@ class StudySpec:
         study's alone when ``dataset`` is None."""
         own = getattr(dataset, key) if dataset is not None else None
         return own if own is not None else self.choices.get(key)
+
+    def by_for(self, dataset: DatasetSpec) -> str | None:
+        """The column of ``docs.tsv`` whose values ``dataset`` is also evaluated per (``--by``):
+        its own ``by``, else the study's (None: none)."""
+        return dataset.by if dataset.by is not None else self.settings.get("by")
+
+    def with_by(self, column: str) -> StudySpec:
+        """The spec with every dataset evaluated per value of ``column`` (the command line's ``--by``)."""
+        from dataclasses import replace
+
+        return replace(self, settings={**self.settings, "by": column}, datasets=tuple(replace(d, by=None) for d in self.datasets))
 
     def settings_for(self, dataset: DatasetSpec | None) -> Settings:
         """The :class:`~metaeval.stats.settings.Settings` of ``dataset`` (of the study when None):
@@ -270,6 +282,8 @@ def load_spec(path: "str | Path", data: "str | Path | None" = None, check: bool 
     choices = {key: study.names(key) for key in _PER_DATASET}
     settings = {key: study.get(key, OPTION_KEYS[key].default) for key in _ALWAYS_RECORDED}
     settings.update(missing=study.get("missing", "error"), doc_level=study.get("doc_level", False))
+    if "by" in study.table:
+        settings["by"] = study.get("by")
     options = {key: study.get(key) for key in OPTION_KEYS if key not in _ALWAYS_RECORDED and key not in _LISTED and key in study.table}
     out = study.get("out")
     spec = StudySpec(
@@ -299,7 +313,7 @@ def _dataset(source: Path, index: int, entry: Mapping[str, Any], root: Path) -> 
     return DatasetSpec(
         name=entry.get("name", given), path=given, folder=folder, references=reader.names("references"),
         systems=reader.names("systems"), judgments=resolve(entry.get("judgments")), human_sys=resolve(entry.get("human_sys")),
-        judgments_format=entry.get("judgments_format"), **{key: reader.names(key) for key in _PER_DATASET},
+        judgments_format=entry.get("judgments_format"), by=entry.get("by"), **{key: reader.names(key) for key in _PER_DATASET},
     )  # fmt: skip
 
 

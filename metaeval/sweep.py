@@ -4,6 +4,12 @@ For one corpus, each granularity (``char``, ``cjk-char``, the word segmenters of
 language, SentencePiece models of increasing vocabulary learnt from the references) is
 placed on one axis, **mean characters per token**: non-whitespace characters divided by
 tokens over every reference and system output of the corpus (each occurrence counted).
+``byte`` (every UTF-8 byte a token) sits below characters, at about 0.33-0.4 characters per
+token on CJK text: its tokens are decoded (:func:`metaeval.segmenters.bytelevel.tokens_text`)
+to count characters and place boundaries. TER is not computed at ``byte`` in the default
+ladder (:data:`NOT_AT_BYTES`; paragraphs reach 2,200 bytes, above TER's length limit, and its
+cost grows faster than the square of the length): the signature's ``notes`` say so; naming
+``byte`` with ``-s`` and TER with ``-m`` gives TER's usual length error.
 Against it stand the meta-evaluation statistics of each metric at that granularity, with
 95% bootstrap intervals (:func:`metaeval.scoring.score_corpus`,
 :func:`metaeval.stats.evaluate.evaluate`): by default segment-level consistency (Li et al.
@@ -20,7 +26,9 @@ Two more views of the same ladder:
   two granularities, ``2 |A ∩ B| / (|A| + |B|)`` over the positions (in the text without
   whitespace) where a token ends and another begins. ``char`` has every position.
 
-and the answer of :mod:`metaeval.answer`: per statistic, ``char`` against the best of the word
+the curve in one number (:mod:`metaeval.slope`): per metric and statistic, the least-squares
+slope against log2 of characters per token with its bootstrap interval, and where a quadratic
+fit is highest; and the answer of :mod:`metaeval.answer`: per statistic, ``char`` against the best of the word
 segmenters, chosen in each bootstrap resample (the sweep's word segmenters are many, so the
 choice matters most here), with p-values adjusted over each statistic's metrics.
 """
@@ -29,6 +37,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence, cast
 
@@ -40,23 +49,30 @@ from metaeval.errors import DataError, MissingDependencyError
 from metaeval.stats.settings import Settings
 from metaeval.versions import package_versions
 
-#: Metrics whose value depends on the granularity (chrF ignores tokens; ask for it with -m).
-DEFAULT_METRICS = ("bleu", "nist", "meteor", "gtm", "1-ter")
+#: Metrics whose value depends on the granularity, with chrF++ (word n-grams from the segmenter),
+#: and chrF, which ignores tokens: the same at every point but ``byte`` (byte n-grams), the
+#: reference line, left out of the answer (:func:`metaeval.answer.characters_only`).
+DEFAULT_METRICS = ("bleu", "nist", "meteor", "gtm", "1-ter", "chrf++", "chrf")
 #: Statistics drawn by default, as ``level:statistic``.
 STATISTICS = ("seg:consistency", "seg:acc_eq", "seg:pearson", "sys:spearman")
 #: Word (and character) segmenters per target language, from short to long units roughly.
 SEGMENTERS = {
-    "zh": ("char", "cjk-char", "jieba-nohmm", "jieba", "pkuseg", "thulac"),
+    "zh": ("byte", "char", "cjk-char", "jieba-nohmm", "jieba", "pkuseg", "thulac"),
     "ja": (
-        "char", "cjk-char", "mecab", "sudachi-a", "mecab-ipadic", "janome", "chasen", "nagisa",
+        "byte", "char", "cjk-char", "mecab", "sudachi-a", "mecab-ipadic", "janome", "chasen", "nagisa",
         "sudachi-b", "sudachi-c", "mecab-jumandic",
     ),
 }  # fmt: skip
-FALLBACK_SEGMENTERS = ("char", "13a")
+FALLBACK_SEGMENTERS = ("byte", "char", "13a")
 #: SentencePiece vocabularies as multiples of the number of distinct characters of the
 #: references: about 1.1 characters a token at the bottom, beyond words at the top.
 SUBWORD_LADDER = (("unigram", (1.1, 1.5, 2.0, 3.0)), ("bpe", (1.1, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0)))
-FAMILIES = ("characters", "words", "subwords")
+FAMILIES = ("bytes", "characters", "subwords", "words")
+#: Metrics (registry names) left out of the ``byte`` point of the default ladder.
+NOT_AT_BYTES = ("ter", "1-ter")
+#: The model hash and the number of pieces in a subword segmenter's signature.
+MODEL_HASH = re.compile(r"\|model:sha256=([0-9a-f]+)")
+PIECES = re.compile(r"\|pieces:(\d+)")
 #: Word order whose character equivalent is reported (Denoual & Lepage's N = 4).
 EQUIVALENCE_N = 4
 
@@ -79,12 +95,16 @@ class SweepResult:
 
     - ``granularities``: name, family, chars_per_token, tokens, characters, signature;
     - ``skipped``: name and reason of each segmenter that could not run here;
+    - ``collapsed``: subword sizes that learnt the same model (same model hash) as a smaller
+      one: one point, the first, with the note which sizes collapsed;
     - ``results``: the ResultTable of :func:`metaeval.stats.evaluate.evaluate`, with ``family`` and
       ``chars_per_token`` of the row's segmenter;
     - ``equivalence``: per granularity, M equivalent to N = 4 and ranking agreement;
     - ``boundaries``: boundary F1 between every two granularities (long form);
     - ``answer``: :func:`metaeval.answer.answer` of the results (char against the best word
-      segmenter, p-values adjusted as the settings' ``adjust`` says).
+      segmenter, p-values adjusted as the settings' ``adjust`` says);
+    - ``slopes``: :func:`metaeval.slope.curve_slopes` of the results, the statistic's change per
+      doubling of the unit with its interval, and where the quadratic fit is highest.
     """
 
     dataset: str
@@ -95,6 +115,9 @@ class SweepResult:
     boundaries: pd.DataFrame
     signature: dict[str, Any] = field(default_factory=dict)
     answer: pd.DataFrame = field(default_factory=pd.DataFrame)
+    slopes: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: granularities that learnt the same model as an earlier one (name, same_as, pieces): one point
+    collapsed: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["name", "same_as", "pieces"]))
 
 
 def default_segmenters(target_lang: str) -> tuple[str, ...]:
@@ -102,9 +125,28 @@ def default_segmenters(target_lang: str) -> tuple[str, ...]:
 
 
 def family_of(name: str) -> str:
-    if name.startswith("spm:"):
+    """``bytes``, ``characters``, ``subwords`` or ``words``: the kind of unit of a segmenter label."""
+    base = name.split(":")[0]
+    if base == "spm":
         return "subwords"
-    return "characters" if name in ("char", "cjk-char") else "words"
+    if base == "byte":
+        return "bytes"
+    return "characters" if base in ("char", "cjk-char") else "words"
+
+
+def byte_points_metrics(metrics: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(metrics scored at ``byte`` in the default ladder, those left out: :data:`NOT_AT_BYTES`)."""
+    from metaeval.metrics import parse_spec
+
+    left = [m for m in metrics if parse_spec(m)[0] in NOT_AT_BYTES]
+    return [m for m in metrics if m not in left], left
+
+
+def as_characters(family: str, token_lists: Sequence[Sequence[str]]) -> Sequence[Sequence[str]]:
+    """The characters each text's tokens spell, for ``bytes`` (decoded); other tokens as they are."""
+    from metaeval.segmenters.bytelevel import tokens_text
+
+    return [list(tokens_text(toks)) for toks in token_lists] if family == "bytes" else token_lists
 
 
 def subword_specs(reference_lines: Sequence[str], ladder: Sequence[tuple[str, Sequence[float]]] = SUBWORD_LADDER) -> list[str]:
@@ -186,9 +228,12 @@ def sweep(
     package is missing are reported in ``skipped``); ``subwords`` default to
     :func:`subword_specs` of the references (pass ``[]`` for none). ``settings`` (default:
     :func:`default_settings`) with any of its fields in ``options`` (``n_bootstrap=200``,
-    ``statistics=[...]``) say what is computed, as for ``metaeval run``.
+    ``statistics=[...]``) say what is computed, as for ``metaeval run``. ``cache_dir`` keeps
+    the segmentations and the per-segment statistics (:class:`metaeval.store.Store`), so that a
+    rerun scores only what changed.
     """
     from metaeval.answer import answer, granularity_free
+    from metaeval.slope import curve_slopes
     from metaeval.equivalence import EquivalenceSettings, analyse, order_scores
     from metaeval.stats.evaluate import evaluate
     from metaeval.stats.human import resolve_kinds
@@ -215,16 +260,31 @@ def sweep(
     orders = EquivalenceSettings(max_word_order=EQUIVALENCE_N)
     char_orders = order_scores(corpus, "char", orders.max_char_order) if equivalence else None
 
-    rows, configs, bounds, equiv = [], [], {}, []
+    byte_metrics, not_at_bytes = byte_points_metrics(metrics) if not segmenters else (list(metrics), [])
+    rows, configs, bounds, equiv, collapsed = [], [], {}, [], []
+    models: dict[str, str] = {}  # model hash -> the first granularity that learnt it
     for i, seg in enumerate(segs):
+        label = segmenter_label(seg)
+        model = MODEL_HASH.search(seg.signature())
+        if model is not None and model.group(1) in models:  # the same pieces as a smaller size: one point
+            pieces = PIECES.search(seg.signature())
+            collapsed.append({"name": label, "same_as": models[model.group(1)], "pieces": int(pieces.group(1)) if pieces else None})
+            continue
+        if model is not None:
+            models[model.group(1)] = label
         cache = SegmentationCache(cache_dir)  # one per granularity: memory is freed as we go
         tokens = cache.segment(seg, texts)
-        mean, n_tokens, n_chars = chars_per_token(tokens)
-        label = segmenter_label(seg)
-        rows.append(Granularity(label, family_of(label), seg.signature(), mean, n_tokens, n_chars))
-        bounds[label] = boundaries(tokens[: len(first_ref)])
-        del tokens
-        scored = score_corpus(corpus, [seg], list(metrics), executor=executor, cache=cache)
+        family = family_of(label)
+        n_tokens = sum(len(t) for t in tokens)
+        spelt = as_characters(family, tokens)
+        n_chars = chars_per_token(spelt)[2]
+        rows.append(Granularity(label, family, seg.signature(), n_chars / n_tokens if n_tokens else float("nan"), n_tokens, n_chars))
+        bounds[label] = boundaries(spelt[: len(first_ref)])
+        del tokens, spelt
+        these = byte_metrics if family == "bytes" else list(metrics)
+        if not these:
+            continue
+        scored = score_corpus(corpus, [seg], these, executor=executor, cache=cache, store=cache_dir)
         configs += scored.configs
         if equivalence and char_orders is not None:
             word = order_scores(corpus, seg, EQUIVALENCE_N, cache)
@@ -238,6 +298,7 @@ def sweep(
     lookup = granularities.set_index("name")
     results.insert(3, "family", results["segmenter"].map(lookup["family"]))
     results.insert(4, "chars_per_token", results["segmenter"].map(lookup["chars_per_token"]))
+    slopes = curve_slopes(results, samples)
     names_done = list(granularities["name"])
     boundary_rows = [
         {"a": a, "b": b, "f1": boundary_f1(bounds[a], bounds[b])}
@@ -259,8 +320,15 @@ def sweep(
     }
     changed = {k: v for k, v in dataclasses.asdict(chosen).items()
                if k not in ("statistics", "n_bootstrap", "seed") and v != getattr(Settings(), k)}
+    if not_at_bytes and "bytes" in set(granularities["family"]):
+        signature["notes"] = [
+            f"{', '.join(not_at_bytes)} not computed at byte: paragraphs reach thousands of bytes, above TER's length "
+            "limit (max_len), and its cost grows faster than the square of the length; name byte with -s to try"
+        ]
     if changed:  # every other option that changes a number, where it is not the default
         signature["options"] = changed
+    if collapsed:
+        signature["collapsed"] = {c["name"]: c["same_as"] for c in collapsed}
     return SweepResult(
         dataset=corpus.name,
         granularities=granularities,
@@ -270,6 +338,8 @@ def sweep(
         boundaries=pd.DataFrame(boundary_rows, columns=["a", "b", "f1"]),
         signature=signature,
         answer=summary,
+        slopes=slopes,
+        collapsed=pd.DataFrame(collapsed, columns=["name", "same_as", "pieces"]),
     )
 
 

@@ -172,15 +172,15 @@ def test_counts_use_the_adjusted_p_values_of_the_rankings_metrics():
                 draws[:k] = 0.4
             samples.append(draws)
     results = pd.DataFrame(rows)
-    raw = [0.0, 0.008, 0.02, 0.04, 0.03]
-    # Holm over m = 5: 0, 4*0.008 = 0.032, 3*0.02 = 0.06, max(0.06, 0.04) = 0.06, 2*0.03 = 0.06
+    raw = [1 / 1001, 0.008, 0.02, 0.04, 0.03]  # no resample crossed for m0: p is the bound 1/(B+1)
+    # Holm over m = 5: 5/1001, 4*0.008 = 0.032, 3*0.02 = 0.06, max(0.06, 0.04) = 0.06, 2*0.03 = 0.06
     expected = {"holm": 2, "bh": 5, "none": 5}  # BH: 0.04*5/5 = 0.04 is the largest, so all five are <= 0.05
     for adjust, count in expected.items():
         row = answer(results, np.array(samples), left_out=[], adjust=adjust).iloc[0]
         assert row.char_significant == count and row.word_significant == 0, adjust
-        assert row.metric == "m0" and row.p_value == raw[0]
+        assert row.metric == "m0" and row.p_value == raw[0] and row.p_bound
     bh = adjust_p_values(raw, "bh")
-    assert max(bh) == pytest.approx(0.04) and sorted(adjust_p_values(raw, "holm")) == pytest.approx([0, 0.032, 0.06, 0.06, 0.06])
+    assert max(bh) == pytest.approx(0.04) and sorted(adjust_p_values(raw, "holm")) == pytest.approx([5 / 1001, 0.032, 0.06, 0.06, 0.06])
 
 
 def test_without_samples_there_is_no_p_value_to_adjust():
@@ -205,3 +205,21 @@ def test_an_unknown_adjustment_is_a_usage_error():
     results, samples = synthetic(0)
     with pytest.raises(UsageError, match="holm, bh, none"):
         answer(results, samples, adjust="sidak")
+
+
+def test_a_p_value_no_resample_reached_is_written_as_its_bound():
+    """1000 resamples, char ahead in every one: the file says p = 1/1001 and that it is a bound; a
+    p-value some resample reached is itself, p_bound false."""
+    rows, samples = [], []
+    for metric, crossed in (("m0", 0), ("m1", 5)):
+        for segmenter, value in (("char", 0.6), ("jieba", 0.5)):
+            rows.append({"dataset": "d", "judgment_kind": "esa", "level": "seg", "statistic": "pearson", "grouping": "none",
+                         "tie_policy": "", "metric": metric, "segmenter": segmenter, "value": value + (metric == "m0") * 0.1,
+                         "ci_low": 0.0, "ci_high": 1.0})  # fmt: skip
+            draws = np.full(1000, value)
+            draws[:crossed] = 0.4 if segmenter == "char" else 0.5
+            samples.append(draws)
+    row = answer(pd.DataFrame(rows), np.array(samples), left_out=[], adjust="none").iloc[0]
+    assert row.metric == "m0" and row.p_value == 1 / 1001 and bool(row.p_bound) is True
+    other = answer(pd.DataFrame(rows[2:]), np.array(samples[2:]), left_out=[], adjust="none").iloc[0]
+    assert other.p_value == pytest.approx(0.01) and bool(other.p_bound) is False

@@ -35,6 +35,7 @@ CASES = {
     "statistics": ((), ("--statistic", "seg:kendall_b")),
     "groupings": ((), ("--grouping", "sys")),
     "levels": ((), ("--level", "seg")),
+    "resample": (("--statistic", "sys:pearson"), ("--resample", "systems")),
     "tie_policy": (("--statistic", "seg:consistency"), ("--tie-policy", "discordant")),
     "threshold": (("--statistic", "seg:consistency"), ("--threshold", "30")),
     "pair_groups": (("--statistic", "seg:consistency"), ("--pair-groups", "judge")),

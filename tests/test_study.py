@@ -142,7 +142,10 @@ def test_a_tiny_study_writes_its_outputs_from_the_spec(tmp_path):
     spec = write(tmp_path / "study.toml", BASE + 'segmenters = ["char", "whitespace"]\nmetrics = ["bleu"]\n')
     done = metaeval("study", spec, "-q", "--jobs", "1")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == [str(tmp_path / "out" / name) for name in OUTPUTS]
+    verdict, _, written = done.stdout.partition(f"\nwrote {tmp_path / 'out'}:\n")
+    assert written.split() == [str(tmp_path / "out" / name) for name in OUTPUTS]
+    # the verdict first: one sentence per human score and level, with the dataset's size and its warnings
+    assert verdict.splitlines()[0].startswith("Segment level (") and "warning: only" in verdict, verdict
     import pandas as pd
 
     results = pd.read_csv(tmp_path / "out" / "results.tsv", sep="\t")

@@ -115,19 +115,104 @@ def test_sweep_matches_run_and_places_each_granularity(small_corpus: Path, monke
     shared = mine_answer.index.intersection(theirs_answer.index)
     assert len(shared) >= 3 and mine_answer.loc[shared].equals(theirs_answer.loc[shared])
     assert (result.answer["word_segmenter"] == "jieba").all() and result.answer["p_adjusted"].notna().all()
+    # the slopes: one per (ranking, metric), on the three points
+    assert len(result.slopes) == len(result.results.dropna(subset=["value"]).groupby(["judgment_kind", "level", "statistic", "grouping", "tie_policy", "metric"], dropna=False))
+    assert (result.slopes["points"] == 3).all() and result.slopes["n_samples"].gt(0).all()
 
 
 def test_command_writes_the_same_files_twice_and_refuses_to_overwrite(small_corpus: Path, tmp_path: Path, capsys) -> None:  # noqa: ANN001
     args = ["sweep", str(small_corpus), "-s", "char", "-s", "jieba", "--subword", "spm:vocab=1200,type=unigram",
             "-m", "bleu", "--bootstrap", "20", "-q", "--jobs", "1", "--no-equivalence"]  # fmt: skip
     assert main(args + ["--out", str(tmp_path / "a")]) == 0
+    printed = capsys.readouterr().out
     assert main(args + ["--out", str(tmp_path / "b")]) == 0
+    # the verdict is printed, then where the files went; summary.md opens with it and ends with the signature
+    verdict = printed[: printed.index(f"\nwrote {tmp_path / 'a'}:\n")].split("\n\n")[0].splitlines()  # then the slopes
+    assert verdict and all(line.startswith(("Segment level (esa", "System level (esa")) for line in verdict), printed
+    summary = (tmp_path / "a" / "summary.md").read_text(encoding="utf-8")
+    assert summary.index("## ") == summary.index("## Verdict") and f"- {verdict[0][:40]}" in summary
+    assert summary.rindex("Signature:") > summary.rindex("## ") and summary.rstrip().endswith("```")
     names = sorted(p.name for p in (tmp_path / "a").iterdir())
-    assert names == sorted(["curve.png", "summary.md", "answer.tsv", "results.tsv", "granularities.tsv", "best.tsv", "spread.tsv",
+    assert names == sorted(["curve.png", "summary.md", "slopes.tsv", "answer.tsv", "results.tsv", "granularities.tsv", "best.tsv", "spread.tsv",
                             "boundaries.tsv", "equivalence.tsv", "signature.json"])  # fmt: skip
     for name in names:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
-    capsys.readouterr()
+    printed = capsys.readouterr().out
+    assert printed.index("the granularity curve in one number") < printed.index(str(tmp_path / "b" / "curve.png"))
+    assert "Slope:" in (tmp_path / "a" / "summary.md").read_text(encoding="utf-8").split("## ")[2]  # after the verdict
+    slopes = pd.read_csv(tmp_path / "a" / "slopes.tsv", sep="\t")
+    assert (slopes["points"] == 3).all() and slopes["slope_ci_low"].le(slopes["slope_ci_high"]).all()
     assert main(args + ["--out", str(tmp_path / "a")]) == 2
     assert "exists; pass --overwrite" in capsys.readouterr().err
     assert main(["sweep", str(small_corpus), "--out", str(tmp_path / "c"), "--subword", "spm:vocab=10,type=word"]) == 2
+
+
+def test_bytes_sit_below_characters_without_ter_and_are_no_word_level(small_corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus, judgments = corpora.read(small_corpus)
+    monkeypatch.setitem(sweep_module.SEGMENTERS, "zh", ("byte", "char", "jieba"))
+    result = sweep(corpus, judgments, subwords=[], metrics=["bleu", "1-ter"], n_bootstrap=30, equivalence=False)
+    row = result.granularities.set_index("name")
+    assert row.at["byte", "family"] == "bytes" and row.at["char", "family"] == "characters"
+    # the axis by hand: characters without whitespace over UTF-8 bytes of the same
+    texts = [t for ref in corpus.refs_list() for t in ref] + [t for h in corpus.systems.values() for t in h]
+    kept = ["".join(chars) for chars in segmenters.get("char").segment_many(texts)]
+    n_chars, n_bytes = sum(map(len, kept)), sum(len(t.encode("utf-8")) for t in kept)
+    assert (row.at["byte", "tokens"], row.at["byte", "characters"]) == (n_bytes, n_chars)
+    assert row.at["byte", "chars_per_token"] == pytest.approx(n_chars / n_bytes)
+    assert 0.33 < row.at["byte", "chars_per_token"] < 0.4
+    # byte boundaries, in characters, are those of char
+    pairs = result.boundaries.set_index(["a", "b"])["f1"]
+    assert pairs[("byte", "char")] == 1.0
+    # TER is left out at byte, and the notes say so; BLEU is there
+    at_byte = result.results[result.results["segmenter"] == "byte"]
+    assert set(at_byte["metric"]) == {"bleu"}
+    assert set(result.results[result.results["segmenter"] == "char"]["metric"]) == {"bleu", "1-ter"}
+    assert "1-ter not computed at byte" in result.signature["notes"][0]
+    # byte is not a word segmenter: char is compared with jieba only
+    assert (result.answer["word_segmenter"] == "jieba").all()
+    assert sweep_module.family_of("byte:invisible=keep") == "bytes" and sweep_module.FAMILIES[0] == "bytes"
+
+
+def test_ter_at_a_named_byte_point_is_the_usual_length_error(small_corpus: Path, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    args = ["sweep", str(small_corpus), "-s", "byte", "-s", "char", "--no-subwords", "-m", "ter:max_len=100",
+            "--bootstrap", "10", "-q", "--jobs", "1", "--no-equivalence", "--out", str(tmp_path / "t")]  # fmt: skip
+    assert main(args) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "max_len" in err[0] and "Traceback" not in err[0], err
+
+
+def test_chrf_pp_is_a_default_of_run_and_sweep_and_chrf_the_reference(small_corpus: Path) -> None:
+    from metaeval.metrics import DEFAULT_METRICS
+
+    assert {"chrf++", "chrf"} <= set(DEFAULT_METRICS) and {"chrf++", "chrf"} <= set(sweep_module.DEFAULT_METRICS)
+    corpus, judgments = corpora.read(small_corpus)
+    direct = run(corpus, ["char", "jieba"], judgments=judgments, bootstrap=20)
+    rows = direct.results[(direct.results["statistic"] == "pearson") & (direct.results["level"] == "seg")]
+    def value(metric: str, segmenter: str) -> np.ndarray:
+        return rows[(rows["metric"] == metric) & (rows["segmenter"] == segmenter)]["value"].to_numpy(float)
+
+    # chrF++'s word n-grams follow the segmenter; chrF is the same at both
+    assert (value("chrf++", "char") != value("chrf++", "jieba")).all() and len(value("chrf++", "char"))
+    assert value("chrf", "char") == pytest.approx(value("chrf", "jieba"), abs=1e-3)
+    # the answer counts chrF++ among the metrics that depend on granularity and leaves chrF out
+    assert (direct.answer["left_out"] == "chrf").all() and (direct.answer["metrics"] == 6).all()
+
+
+def test_sizes_that_learn_the_same_model_are_one_point(small_corpus: Path) -> None:
+    """On 40 paragraphs a unigram model finds 1,279 pieces at most: asked for 2000 or 3000, both
+    sizes learn the same model (same hash), so the sweep draws one point and says which collapsed."""
+    corpus, judgments = corpora.read(small_corpus)
+    sizes = ["spm:vocab=2000,type=unigram", "spm:vocab=3000,type=unigram"]
+    from metaeval.scoring import reference_lines
+
+    refs = reference_lines(corpus)
+    hashes = {s: sweep_module.MODEL_HASH.search(segmenters.get(s, training_text=refs).signature()).group(1) for s in sizes}
+    assert hashes[sizes[0]] == hashes[sizes[1]]  # checked by hand before the sweep draws its conclusion
+    result = sweep(corpus, judgments, segmenters=["char"], subwords=sizes, metrics=["bleu"], n_bootstrap=0, equivalence=False)
+    assert list(result.granularities["name"]) == ["char", sizes[0]]
+    assert set(result.results["segmenter"]) == {"char", sizes[0]}
+    assert result.collapsed.values.tolist() == [[sizes[1], sizes[0], 1279]]
+    assert result.signature["collapsed"] == {sizes[1]: sizes[0]}
+    from metaeval.report.sweep import summary_markdown
+
+    assert "Sizes that learnt the same model as a smaller one" in summary_markdown(result)

@@ -240,37 +240,69 @@ def ties_markdown(tests: pd.DataFrame, rates: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: Resolution of ``forest.png``, inches per row of a panel, and the tallest a panel may be.
+FOREST_DPI = 150
+FOREST_ROW_INCHES = 0.16
+FOREST_PANEL_MAX_PX = 1600
+
+
+def forest_panels(tests: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """The forest plot's panels: one per (level, statistic), its rows grouped by dataset (then
+    grouping and metric), chrF left out (identical at every granularity)."""
+    rows = tests[~tests.metric.isin(GRANULARITY_FREE)]
+    panels = []
+    for (level, statistic), group in rows.groupby(["level", "statistic"], sort=True):
+        ordered = group.sort_values(["dataset", "grouping", "metric"], kind="mergesort").reset_index(drop=True)
+        panels.append((f"{'system' if level == 'sys' else 'segment'} {statistic}", ordered))
+    return panels
+
+
+def forest_figure(tests: pd.DataFrame, columns: int = 2):  # noqa: ANN201 - a matplotlib Figure
+    """Δ(char − best word) with its 95% paired-bootstrap interval: one panel per statistic
+    (:func:`forest_panels`), each row a dataset × metric (× grouping), the datasets of a panel
+    separated by a rule; panels placed in ``columns`` columns, each column as tall as its rows."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    panels = forest_panels(tests)
+    stacks: list[list[int]] = [[] for _ in range(max(1, min(columns, len(panels))))]
+    sizes = [len(rows) + 5 for _, rows in panels]  # rows, plus room for the title above and the axis below
+    for index in sorted(range(len(panels)), key=lambda i: -sizes[i]):  # tallest first, into the shortest column
+        min(stacks, key=lambda stack: sum(sizes[i] for i in stack)).append(index)
+    tallest = max(sum(sizes[i] for i in stack) for stack in stacks)
+    figure = Figure(figsize=(7.0 * len(stacks), FOREST_ROW_INCHES * tallest + 0.8), dpi=FOREST_DPI)
+    FigureCanvasAgg(figure)
+    grid = figure.add_gridspec(tallest, len(stacks), left=0.2 / len(stacks) * 1.6, right=0.98, top=1 - 0.5 / (FOREST_ROW_INCHES * tallest + 0.8),
+                               bottom=0.3 / (FOREST_ROW_INCHES * tallest + 0.8), wspace=0.9)  # fmt: skip
+    for column, stack in enumerate(stacks):
+        top = 0
+        for index in sorted(stack):
+            title, rows = panels[index]
+            ax = figure.add_subplot(grid[top + 2 : top + sizes[index] - 3, column])
+            top += sizes[index]
+            y = len(rows) - 1 - rows.index.to_numpy()
+            # a percentile interval need not contain the point estimate: draw both as they are
+            ax.hlines(y, rows.delta_ci_low, rows.delta_ci_high, color="#4c78a8", lw=1)
+            ax.plot(rows.delta, y, "o", ms=3, color="#1f3b5c")
+            ax.axvline(0.0, color="black", lw=0.8)
+            for boundary in (rows.index[rows.dataset.ne(rows.dataset.shift())][1:]).to_numpy():
+                ax.axhline(len(rows) - boundary - 0.5, color="0.6", lw=0.5)
+            labels = [f"{r.dataset} · {r.metric}" + (f" @{r.grouping}" if r.level == "seg" and r.statistic != "consistency" else "")
+                      for r in rows.itertuples()]  # fmt: skip
+            ax.set_yticks(y, labels, fontsize=6.5)
+            ax.set_ylim(-0.7, len(rows) - 0.3)
+            ax.set_title(title, fontsize=8)
+            ax.tick_params(axis="x", labelsize=6.5)
+            ax.grid(axis="x", lw=0.3)
+    figure.suptitle("Δ = char − best word level (95% paired bootstrap interval)", fontsize=9)
+    return figure
+
+
 def forest_plot(tests: pd.DataFrame, path: Path) -> None:
-    """Δ(char − best word) with its 95% paired-bootstrap interval, one row per dataset ×
-    metric × statistic (chrF left out: identical at every granularity)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    rows = tests[~tests.metric.isin(GRANULARITY_FREE)].sort_values(["statistic", "dataset", "metric"], kind="mergesort")
-    rows = rows.reset_index(drop=True)
-    height = 0.16 * len(rows) + 1.2
-    fig, ax = plt.subplots(figsize=(8.5, height))
-    y = len(rows) - 1 - rows.index.to_numpy()
-    colors = {s: plt.cm.tab10(i % 10) for i, s in enumerate(dict.fromkeys(rows.statistic))}
-    for statistic, group in rows.groupby("statistic", sort=False):
-        yy = len(rows) - 1 - group.index.to_numpy()
-        # a percentile interval need not contain the point estimate: draw both as they are
-        ax.hlines(yy, group.delta_ci_low, group.delta_ci_high, color=colors[statistic], lw=1)
-        ax.plot(group.delta, yy, "o", ms=3, color=colors[statistic], label=f"{group.level.iloc[0]}:{statistic}")
-    ax.axvline(0.0, color="black", lw=0.8)
-    labels = [f"{r.dataset} · {r.metric} · {r.statistic}" + (f"@{r.grouping}" if r.level == "seg" and r.statistic != "consistency" else "")
-              for r in rows.itertuples()]  # fmt: skip
-    ax.set_yticks(y, labels, fontsize=5.5)
-    ax.set_ylim(-1, len(rows))
-    ax.set_xlabel("Δ = char − best word level (95% paired bootstrap interval)")
-    ax.legend(fontsize=6, loc="lower right")
-    ax.grid(axis="x", lw=0.3)
-    fig.tight_layout()
+    """``forest.png``: :func:`forest_figure`, written atomically without the Software chunk."""
+    figure = forest_figure(tests)
     tmp = path.with_suffix(".tmp.png")
-    fig.savefig(tmp, dpi=150, metadata={"Software": None})
-    plt.close(fig)
+    figure.savefig(tmp, dpi=FOREST_DPI, metadata={"Software": None})
     os.replace(tmp, path)
 
 

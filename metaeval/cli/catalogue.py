@@ -35,6 +35,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     lines += statistics_lines()
     lines += ["", "formats:"]
     lines += [f"  {name}" for name in getattr(corpora, "FORMATS", [])]
+    from metaeval.report.leaderboard import FORMAT_DESCRIPTIONS
+
+    lines += ["", "output formats (--format of run, correlate, leaderboard):"]
+    lines += [f"  {name:8s} {text}" for name, text in FORMAT_DESCRIPTIONS.items()]
     print("\n".join(lines))
     return 0
 
@@ -71,7 +75,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("segment", help="show how segmenters split text")
     p.add_argument("text", nargs="*", help="texts (default: lines of standard input)")
-    p.add_argument("--segmenter", "-s", action="append")
+    p.add_argument("--segmenter", "-s", action="append", help="segmenter name (repeatable; default: char)")
     p.set_defaults(func=cmd_segment)
 
 

@@ -95,11 +95,24 @@ def add_execution_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
 
-def add_corpus_options(p: argparse.ArgumentParser) -> None:
-    """The corpus, its segmenters and metrics, and how the work is done."""
+def default_segmenters_text() -> str:
+    """``default for zh: char, cjk-char, jieba, pkuseg; for ja: ...; otherwise: char, 13a``."""
+    from metaeval.segmenting import DEFAULT_SEGMENTERS, FALLBACK_SEGMENTERS
+
+    by_language = "; ".join(f"for {lang}: {', '.join(names)}" for lang, names in DEFAULT_SEGMENTERS.items())
+    return f"default {by_language}; otherwise: {', '.join(FALLBACK_SEGMENTERS)}"
+
+
+def add_corpus_options(p: argparse.ArgumentParser, segmenters: str | None = None, metrics: Sequence[str] | None = None) -> None:
+    """The corpus, its segmenters and metrics, and how the work is done; ``segmenters`` and
+    ``metrics``: what the command uses without -s and -m (default: ``metaeval run``'s)."""
+    from metaeval.metrics import DEFAULT_METRICS
+
     p.add_argument("corpus", help="corpus folder (plain, mt-metrics-eval) or folder of NIST SGML files")
-    p.add_argument("--segmenter", "-s", action="append", help="segmenter name (repeatable)")
-    p.add_argument("--metric", "-m", action="append", help="metric spec, e.g. bleu:n=18,smooth=none (repeatable)")
+    p.add_argument("--segmenter", "-s", action="append",
+                   help=f"segmenter name (repeatable; {segmenters or default_segmenters_text()}; metaeval list shows all)")
+    p.add_argument("--metric", "-m", action="append",
+                   help=f"metric spec, e.g. bleu:n=18,smooth=none (repeatable; default: {', '.join(metrics or DEFAULT_METRICS)})")
     p.add_argument("--missing", choices=("error", "skip", "empty"), default="error",
                    help="policy for segments a system lacks (default: error)")
     add_execution_options(p)
@@ -115,10 +128,26 @@ def add_judgment_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--human-sys", help="system-level human scores TSV (system + one column per kind)")
 
 
+def add_by_options(p: argparse.ArgumentParser, docs: str | None) -> None:
+    """``--by COLUMN`` (every statistic per value of a column of the file of segments) and, when
+    ``docs`` says where that file is by default, ``--docs FILE``."""
+    p.add_argument("--by", metavar="COLUMN",
+                   help="also compute every statistic and the answer per value of this column of docs.tsv (e.g. domain), "
+                   "on the segments of each value alone, beside all segments (subset 'all')")
+    if docs is not None:
+        p.add_argument("--docs", metavar="FILE", help=f"the file of segments --by reads: seg_id (or line_idx) and columns ({docs})")
+
+
 def add_output_options(p: argparse.ArgumentParser, formats: Sequence[str], default: str) -> None:
-    p.add_argument("--format", "-f", choices=formats, default=default)
+    add_format_option(p, formats, default)
     p.add_argument("--output", "-o", help="write to this file (atomically) instead of standard output")
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
+
+
+def add_format_option(p: argparse.ArgumentParser, formats: Sequence[str], default: str) -> None:
+    """``--format``/``-f`` among ``formats``."""
+    p.add_argument("--format", "-f", choices=formats, default=default,
+                   help=f"output format (default: {default}; metaeval list describes each)")
 
 
 # --- doing the work ----------------------------------------------------------------------
@@ -215,7 +244,8 @@ def emit_results(results, signature: dict, args: argparse.Namespace, layout: str
 
 
 __all__ = [
-    "MAX_JOBS", "RESULT_FORMATS", "SCORE_FORMATS", "Parser", "add_corpus_options", "add_execution_options",
+    "MAX_JOBS", "RESULT_FORMATS", "SCORE_FORMATS", "Parser", "add_by_options", "add_corpus_options", "add_execution_options",
+    "add_format_option", "default_segmenters_text",
     "add_judgment_options", "add_output_options", "bootstrap_count", "check_output", "csv_options", "emit",
     "emit_results", "jobs", "load_judgments", "non_negative", "number", "positive", "progress_bar", "split_list",
     "table_text",

@@ -31,12 +31,13 @@ def cmd_equivalence(args: argparse.Namespace) -> int:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("equivalence", help="the Denoual-Lepage BLEU-in-characters analysis")
-    p.add_argument("corpus")
-    p.add_argument("--word-segmenter", default="13a")
-    p.add_argument("--char-segmenter", default="char")
-    p.add_argument("--max-word-order", type=int, default=4)
-    p.add_argument("--max-char-order", type=int, default=30)
-    p.add_argument("--missing", choices=("error", "skip", "empty"), default="error")
+    p.add_argument("corpus", help="corpus folder (plain, mt-metrics-eval) or folder of NIST SGML files")
+    p.add_argument("--word-segmenter", default="13a", help="segmenter of the word-level BLEU (default: 13a)")
+    p.add_argument("--char-segmenter", default="char", help="segmenter of the character-level BLEU (default: char)")
+    p.add_argument("--max-word-order", type=int, default=4, help="largest word n-gram order N (default: 4)")
+    p.add_argument("--max-char-order", type=int, default=30, help="largest character n-gram order M searched (default: 30)")
+    p.add_argument("--missing", choices=("error", "skip", "empty"), default="error",
+                   help="policy for segments a system lacks (default: error)")
     add_output_options(p, ("text", "markdown", "json", "latex"), "text")
     p.set_defaults(func=cmd_equivalence)
 

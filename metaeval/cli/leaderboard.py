@@ -21,7 +21,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("leaderboard", help="render saved results")
     p.add_argument("results", help="results file written by run/correlate (tsv, csv or json)")
-    p.add_argument("--layout", choices=("table", "ranked"), default="ranked")
+    p.add_argument("--layout", choices=("table", "ranked"), default="ranked",
+                   help="ranked (default): configurations by value; table: rows segmenters, columns metrics (Li et al. 2011)")
     add_output_options(p, RESULT_FORMATS, "text")
     p.set_defaults(func=cmd_leaderboard)
 

@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 from metaeval.cli.common import bootstrap_count, non_negative, number, positive, split_list
 from metaeval.stats.registry import statistics_taking
 from metaeval.stats.settings import OPTIONS, PORTED_OPTIONS, Option, Settings
+from metaeval.stats.significance import COMPARE_METHODS
 
 #: The argparse type of each kind of option.
 _TYPES: dict[str, Callable[[str], Any]] = {"count": non_negative, "positive": positive, "bootstrap": bootstrap_count, "number": number}
@@ -79,20 +80,25 @@ def settings_from_args(args: argparse.Namespace, base: Settings | None = None) -
 
 def add_comparison_options(p: argparse.ArgumentParser) -> None:
     """``--compare`` and ``--comparisons``: paired tests of every ranking, written to a file."""
-    p.add_argument("--compare", choices=("bootstrap", "permutation", "williams"), default="bootstrap",
-                   help="paired test between configurations written to --comparisons (default bootstrap)")
+    p.add_argument("--compare", choices=COMPARE_METHODS, default="bootstrap",
+                   help="paired test between configurations written to --comparisons: paired bootstrap, PERM-BOTH "
+                   "permutation, Williams (Pearson), or mt-metrics-eval's pairs permutation (WMT24-25; Kendall-type "
+                   "statistics) (default bootstrap)")
     p.add_argument("--comparisons", metavar="FILE",
                    help="write the paired tests of every ranking here (.tsv, .csv, .json or .tex)")
 
 
-def write_comparisons(args: argparse.Namespace, configs, judgments, results, settings: Settings) -> None:  # noqa: ANN001
-    """Paired tests of every ranking, written to ``--comparisons`` (format from its suffix)."""
+def write_comparisons(args: argparse.Namespace, configs, judgments, results, settings: Settings, subsets=None) -> None:  # noqa: ANN001
+    """Paired tests of every ranking (of every subset, with ``--by``), written to ``--comparisons``
+    (format from its suffix)."""
     from pathlib import Path
 
     from metaeval.cli.common import emit, table_text
     from metaeval.stats.paired import compare_all
+    from metaeval.subsets import per_subset
 
-    tests = compare_all(configs, judgments, results, args.compare, settings)
+    tests = per_subset(subsets, configs, judgments, results,
+                       lambda chosen, judged, rows: compare_all(chosen, judged, rows, args.compare, settings))  # fmt: skip
     out = Path(args.comparisons)
     fmt = {".csv": "csv", ".json": "json", ".tex": "latex"}.get(out.suffix.lower(), "tsv")
     if fmt == "latex":

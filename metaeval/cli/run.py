@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from metaeval.cli.common import RESULT_FORMATS, add_corpus_options, add_judgment_options, check_output, progress_bar, split_list
+from metaeval.cli.common import (
+    RESULT_FORMATS, add_by_options, add_corpus_options, add_format_option, add_judgment_options, check_output, progress_bar,
+    split_list,
+)  # fmt: skip
 from metaeval.cli.options import add_comparison_options, add_statistics_options, settings_from_args, write_comparisons
 
 
@@ -24,12 +27,15 @@ def cmd_run(args: argparse.Namespace) -> int:
             args.corpus, segs, metrics, judgments=args.judgments, human_sys=args.human_sys,
             judgments_format=args.judgments_format, kinds=split_list(args.kind) or None, settings=settings,
             executor=executor, jobs=jobs, missing=args.missing, progress=progress, cache_dir=args.cache_dir,
-            doc_level=args.doc_level,
+            doc_level=args.doc_level, by=args.by, docs=args.docs,
         )  # fmt: skip
     if args.comparisons:
-        write_comparisons(args, study.configs, study.judgments, study.results, settings)
+        write_comparisons(args, study.configs, study.judgments, study.results, settings, study.subsets)
     if args.out:
-        study.write(args.out, args.overwrite)
+        from metaeval.report.outputs import RUN_OUTPUTS
+
+        folder = study.write(args.out, args.overwrite)
+        print(f"metaeval: wrote {folder}: {', '.join(RUN_OUTPUTS)}", file=sys.stderr)
     text = study.leaderboard(args.format, args.layout)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
@@ -41,13 +47,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_judgment_options(p)
     add_statistics_options(p)
     add_comparison_options(p)
-    p.add_argument("--format", "-f", choices=RESULT_FORMATS, default="text")
+    add_format_option(p, RESULT_FORMATS, "text")
     p.add_argument("--layout", choices=("table", "ranked"), default="table",
-                   help="table: rows segmenters, columns metrics (Li et al. 2011); ranked: configurations by value")
+                   help="table (default): rows segmenters, columns metrics (Li et al. 2011); ranked: configurations by value")
     p.add_argument("--out", help="folder for results.tsv/json, scores.tsv, leaderboard.md/html")
     p.add_argument("--overwrite", action="store_true", help="replace existing files in --out")
     p.add_argument("--doc-level", action="store_true",
                    help="also the segment-level statistics over the documents of docs.tsv (level doc)")
+    add_by_options(p, "default: the corpus's docs.tsv")
     p.set_defaults(func=cmd_run)
 
 

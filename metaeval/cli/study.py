@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from metaeval.cli.common import add_execution_options, progress_bar
+from metaeval.cli.common import add_by_options, add_execution_options, progress_bar
 from metaeval.cli.options import add_statistics_options, given_options, settings_from_args
 
 
@@ -23,6 +23,8 @@ def cmd_study(args: argparse.Namespace) -> int:
     if options:
         spec = spec.with_options(options)
         check_spec(spec)
+    if args.by:
+        spec = spec.with_by(args.by)
     out = output_folder(spec, args.out)
     if args.cache_dir:
         from metaeval.paths import check_writable_folder
@@ -32,6 +34,11 @@ def cmd_study(args: argparse.Namespace) -> int:
     log = (lambda line: print(f"metaeval study: {line}", file=sys.stderr, flush=True)) if progress else None
     with workers(args.jobs, args.scheduler) as (executor, jobs):
         result = run_study(spec, out=out, jobs=jobs, executor=executor, cache_dir=args.cache_dir, progress=progress, log=log)
+    from metaeval.report.verdict import verdict_lines
+
+    for line in verdict_lines(result.answer, by_dataset={d.name: study.signature for d, study in result.runs}):
+        print(line)
+    print(f"\nwrote {out}:")
     for path in result.files:
         print(path)
     return 0
@@ -45,6 +52,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_execution_options(p)
     p.add_argument("--cache-dir", help="keep computed pieces here (default: OUT/store); a rerun computes only what changed")
     add_statistics_options(p)
+    add_by_options(p, None)
     p.set_defaults(func=cmd_study)
 
 

@@ -1,4 +1,4 @@
-"""``metaeval sweep``: every granularity from characters through subwords to words, as a curve."""
+"""``metaeval sweep``: every granularity from bytes and characters through subwords to words: its slope and curve."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from metaeval.errors import DataError
     from metaeval.paths import check_writable_folder
     from metaeval.report.files import check_output_folder
-    from metaeval.report.sweep import FILES, write_sweep
+    from metaeval.report.equivalence import frame_section
+    from metaeval.report.sweep import FILES, SLOPE_TITLE, slope_table, write_sweep
+    from metaeval.report.text import render_text
     metrics = args.metric or list(DEFAULT_METRICS)
     subwords = [] if args.no_subwords else (args.subword or None)
     check_names(list(args.segmenter or []) + list(subwords or []), metrics)
@@ -36,14 +38,27 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             kinds=split_list(args.kind) or None, settings=settings, executor=executor, cache_dir=args.cache_dir,
             equivalence=not args.no_equivalence, progress=progress,
         )  # fmt: skip
-    for path in write_sweep(result, Path(args.out), overwrite=args.overwrite):
+    from metaeval.report.verdict import verdict_lines
+
+    paths = write_sweep(result, Path(args.out), overwrite=args.overwrite)
+    for line in verdict_lines(result.answer, result.signature):
+        print(line)
+    if len(result.slopes):  # the curve in one number, after the verdict's sentences
+        print("\n" + render_text(f"{result.dataset}: the granularity curve in one number", None, [frame_section(SLOPE_TITLE, slope_table(result))]))
+    print(f"\nwrote {args.out}:")
+    for path in paths:
         print(path)
     return 0
 
 
+#: The metrics of a sweep without -m, named here without importing the sweep (metaeval.sweep.DEFAULT_METRICS).
+SWEEP_METRICS = ("bleu", "nist", "meteor", "gtm", "1-ter")
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sweep", help="every granularity from characters through subwords to words, as a curve")
-    add_corpus_options(p)
+    p = sub.add_parser("sweep", help="every granularity from bytes and characters through subwords to words: its slope and curve")
+    add_corpus_options(p, "default: byte, char and every word segmenter of the target language installed here (metaeval.sweep.SEGMENTERS)",
+                       SWEEP_METRICS)  # fmt: skip
     add_judgment_options(p)
     add_statistics_options(p)
     p.add_argument("--out", required=True, help="folder for curve.png, summary.md and the TSV tables")

@@ -25,8 +25,9 @@ _REGISTRY: dict[str, tuple[str, str, dict[str, object], str]] = {
     "chrf++": ("metaeval.metrics.chrf", "ChrF", {"word_order": 2}, "chrF++ (Popovic 2017) through sacrebleu"),
 }
 
-#: The metrics of Li et al. 2011 plus chrF, as used by ``metaeval run`` by default.
-DEFAULT_METRICS = ("bleu", "nist", "meteor", "gtm", "1-ter", "chrf")
+#: The metrics of Li et al. 2011 plus chrF++ (its word n-grams come from the segmenter) and chrF
+#: (which ignores spaces: the granularity-free reference), as used by ``metaeval run`` by default.
+DEFAULT_METRICS = ("bleu", "nist", "meteor", "gtm", "1-ter", "chrf++", "chrf")
 
 
 def available_metrics() -> dict[str, str]:

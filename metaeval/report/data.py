@@ -183,7 +183,10 @@ def load_tie_free(path: "str | Path") -> pd.DataFrame | None:
 
 
 def load_answer(path: "str | Path") -> pd.DataFrame | None:
-    """The answer stored in a results JSON file (``None`` for other files or when absent)."""
+    """The answer stored in a results JSON file, or beside a CSV/TSV file the ``answer.tsv`` of
+    its folder (a study's or ``run --out``'s, with intervals and p-values); ``None`` when absent."""
+    if Path(path).suffix.lower() != ".json":
+        return _answer_beside(Path(path))
     rows = _stored(Path(path), "answer")
     if not isinstance(rows, list):
         return None
@@ -196,6 +199,26 @@ def load_answer(path: "str | Path") -> pd.DataFrame | None:
     if rows and not any(isinstance(row, dict) and "p_adjusted" in row for row in rows):
         frame["p_adjusted"] = frame["p_value"]  # saved before adjustments existed: the raw p-values were counted
     return frame
+
+
+def _answer_beside(path: Path) -> pd.DataFrame | None:
+    beside = path.with_name("answer.tsv")
+    if beside == path or not beside.is_file():
+        return None
+    from metaeval.answer import ANSWER_COLUMNS
+
+    try:
+        frame = pd.read_csv(beside, sep="\t", keep_default_na=False, na_values=[""], dtype={"left_out": str, "note": str})
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise DataError(f"{beside}: cannot read the answer: {exc}") from None
+    if "p_adjusted" not in frame.columns and "p_value" in frame.columns:
+        frame["p_adjusted"] = frame["p_value"]  # saved before adjustments existed: the raw p-values were counted
+    for column in ANSWER_COLUMNS:
+        if column not in frame.columns:
+            frame[column] = "" if column in ("metric", "word_segmenter", "left_out", "note") else float("nan")
+    for column in ("metric", "word_segmenter", "left_out", "note", "dataset", "grouping", "tie_policy"):
+        frame[column] = frame[column].fillna("").astype(str)
+    return frame[list(ANSWER_COLUMNS)]
 
 
 def _parse_json(text: str, path: Path) -> tuple[pd.DataFrame, dict[str, Any]]:

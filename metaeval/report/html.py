@@ -15,13 +15,16 @@ HTML-escaped, so names such as ``<script>`` show as text.
 from __future__ import annotations
 
 import math
+import re
 from html import escape
 from typing import Any, Sequence
 
 from metaeval.report.layout import UNDEFINED, Bar, Section, tie_free_reference
 from metaeval.report.results import fmt_ci, fmt_number
 from metaeval.report.scale import CHART_PIXELS, Axis, ChartScale, chart_scale, label_anchor, own_reference
-from metaeval.report.text import display_width, one_line
+from metaeval.report.text import GLOSSARY_TITLE, VERDICT_TITLE, display_width, one_line
+
+SIGNATURE_TITLE = "Signature"
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 80em; }
@@ -32,10 +35,14 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.num, td.nowrap { white-space: nowrap; }
 td.best { font-weight: bold; background: #eef6ee; }
 table.answer th, table.answer td { font-size: 90%; padding: 0.2em 0.4em; }
-table.signature td { font-family: monospace; font-size: 90%; }
+table.signature td { font-family: monospace; font-size: 90%; overflow-wrap: anywhere; }
+table.answer td:nth-child(4), table.answer td:nth-child(5) { white-space: normal; min-width: 10em; }
 svg text { font-family: monospace; font-size: 12px; }
 .notes, .context { color: #555; font-size: 90%; }
 details { margin-top: 2em; }
+nav.toc ul { columns: 2; font-size: 90%; }
+div.wide { max-width: 100%; overflow-x: auto; }
+span.ci { display: block; font-size: 85%; color: #555; }
 """.strip()
 
 ROW_HEIGHT = 20
@@ -60,10 +67,14 @@ def render_html(
     lead_notes: Sequence[str] = (),
     tie_free: Any = None,
     style: str = "",
+    verdict: Sequence[str] = (),
+    glossary: Sequence[str] = (),
 ) -> str:
     """The whole page as text (UTF-8, ``\\n`` line ends); ``tie_free``: the tie-free reference
     of each ranking, marked on charts whose results have no chance levels; ``style``: CSS rules
-    added to the page's."""
+    added to the page's. A table of contents links every section: the verdict (sentences), the
+    answer, each ranking, the undefined rankings, the glossary (``term: meaning`` lines) and
+    the signature."""
     out = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -76,16 +87,28 @@ def render_html(
         f"<h1>{esc(title)}</h1>",
     ]
     out += [f'<p class="context">{esc(t)}</p>' for t in intro]
+    undefined = [s for s in sections if s.undefined]
+    defined = [s for s in sections if not s.undefined]
+    toc = ([VERDICT_TITLE] if verdict else []) + [s.title for s in lead] + [s.title for s in defined]
+    toc += ([f"{UNDEFINED} everywhere"] if undefined else []) + ([GLOSSARY_TITLE] if glossary else [])
+    toc += [SIGNATURE_TITLE] if signature is not None else []
+    anchors = iter(f"s{i}" for i in range(1, len(toc) + 1))
+    out.append('<nav class="toc"><h2>Contents</h2><ul>')
+    out += [f'<li><a href="#s{i}">{esc(t)}</a></li>' for i, t in enumerate(toc, 1)]
+    out.append("</ul></nav>")
+    if verdict:
+        out.append(f'<section id="{next(anchors)}" class="verdict">')
+        out.append(f"<h2>{VERDICT_TITLE}</h2>")
+        out += [f"<p>{esc(v)}</p>" for v in verdict]
+        out.append("</section>")
     for section in lead:
-        out.append('<section class="answer">')
+        out.append(f'<section id="{next(anchors)}" class="answer">')
         out.append(f"<h2>{esc(section.title)}</h2>")
         out += _table(section, "answer")
         out += [f'<p class="notes">{esc(n)}</p>' for n in lead_notes]
         out.append("</section>")
-    for section in sections:
-        if section.undefined:
-            continue
-        out.append("<section>")
+    for section in defined:
+        out.append(f'<section id="{next(anchors)}">')
         out.append(f"<h2>{esc(section.title)}</h2>")
         if section.figure:
             out.append(section.figure)
@@ -101,35 +124,58 @@ def render_html(
             out += [f"<li>{esc(n)}</li>" for n in section.notes]
             out.append("</ul>")
         out.append("</section>")
-    undefined = [s for s in sections if s.undefined]
     if undefined:
+        out.append(f'<section id="{next(anchors)}">')
         out.append(f"<h2>{UNDEFINED} everywhere</h2>")
         out.append('<ul class="notes">')
         out += [f"<li>{esc(s.title)}: {esc(s.undefined)}</li>" for s in undefined]
         out.append("</ul>")
+        out.append("</section>")
+    if glossary:
+        out.append(f'<section id="{next(anchors)}" class="glossary">')
+        out.append(f"<h2>{GLOSSARY_TITLE}</h2>")
+        out.append("<dl>")
+        for line in glossary:
+            term, _, meaning = line.partition(": ")
+            out.append(f"<dt>{esc(term)}</dt><dd>{esc(meaning)}</dd>")
+        out.append("</dl>")
+        out.append("</section>")
     if signature is not None:
+        out.append(f'<section id="{next(anchors)}">')
         out.append("<details>")
-        out.append("<summary>Signature (options and versions behind every number)</summary>")
-        out.append('<table class="signature">')
+        out.append(f"<summary>{SIGNATURE_TITLE} (options and versions behind every number)</summary>")
+        out.append('<div class="wide"><table class="signature">')
         out += [f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in signature]
-        out.append("</table>")
+        out.append("</table></div>")
         out.append("</details>")
+        out.append("</section>")
     out += ["</body>", "</html>"]
     return "\n".join(out) + "\n"
 
 
+_VALUE_AND_CI = re.compile(r"^(\S+) (\[[^\]]*\])$")
+
+
+def _cell_text(cell: str) -> str:
+    """A cell's HTML: ``0.463 [0.453, 0.473]`` as the value over its interval, so wide tables fit."""
+    match = _VALUE_AND_CI.match(one_line(cell))
+    if match is None:
+        return esc(cell)
+    return f'{esc(match.group(1))}<span class="ci">{esc(match.group(2))}</span>'
+
+
 def _table(section: Section, css: str = "") -> list[str]:
-    out = [f'<table class="{css}">' if css else "<table>", "<tr>" + "".join(f"<th>{esc(c)}</th>" for c in section.columns) + "</tr>"]
+    out = ['<div class="wide">' + (f'<table class="{css}">' if css else "<table>"), "<tr>" + "".join(f"<th>{esc(c)}</th>" for c in section.columns) + "</tr>"]
     for i, row in enumerate(section.rows):
         cells = []
         for j, cell in enumerate(row):
             flags = (("num", section.numeric[j]), ("nowrap", j in section.nowrap), ("best", (i, j) in section.marked))
             classes = [name for name, on in flags if on]
             attr = f' class="{" ".join(classes)}"' if classes else ""
-            text = f"<strong>{esc(cell)}</strong>" if (i, j) in section.marked else esc(cell)
+            text = f"<strong>{_cell_text(cell)}</strong>" if (i, j) in section.marked else _cell_text(cell)
             cells.append(f"<td{attr}>{text}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</table>")
+    out.append("</table></div>")
     return out
 
 
@@ -163,6 +209,9 @@ def chart(bars: Sequence[Bar], title: str, digits: int = 3, statistic: str = "",
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="{esc(title)}">'
     ]
+    # shaded rows first, so that the grid and the chance line are drawn over them
+    out += [f'<rect x="0" y="{top + i * ROW_HEIGHT:.1f}" width="{width:.0f}" height="{ROW_HEIGHT}" fill="#f7f7f7"/>'
+            for i in range(0, len(bars), 2)]  # fmt: skip
     for v in scale.ticks():
         out.append(f'<line x1="{x(v)}" y1="{top - 4:.1f}" x2="{x(v)}" y2="{height - 8:.1f}" stroke="#e4e4e4"/>')
         out.append(f'<text x="{x(v)}" y="{top - 8:.1f}" text-anchor="middle">{scale.label(v)}</text>')
@@ -176,8 +225,6 @@ def chart(bars: Sequence[Bar], title: str, digits: int = 3, statistic: str = "",
         if marks.bands and math.isfinite(bar.chance):
             tip += f"; chance {fmt_number(bar.chance, digits)} {fmt_ci(bar.chance_low, bar.chance_high, digits)}".rstrip()
         out.append(f"<g><title>{esc(tip)}</title>")
-        if i % 2 == 0:
-            out.append(f'<rect x="0" y="{y:.1f}" width="{width:.0f}" height="{ROW_HEIGHT}" fill="#f7f7f7"/>')
         out.append(f'<text x="{left - 6:.1f}" y="{mid + 4:.1f}" text-anchor="end">{esc(bar.label)}</text>')
         if marks.bands and bar.chance_low <= scale.high and bar.chance_high >= scale.low:  # False for NaN
             lo, hi = float(x(bar.chance_low)), float(x(bar.chance_high))

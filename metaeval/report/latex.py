@@ -39,24 +39,44 @@ def _table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], nu
         cells = [rf"\textbf{{{c}}}" if (i, j) in marked else c for j, c in enumerate(cells)]
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
-    caption = tex_escape(title)
-    if marked:
-        caption += f" Bold: {tex_escape(marked_as)}."
-    if notes:
-        caption += " " + " ".join(tex_escape(n) for n in notes)
-    lines += [rf"\caption{{{caption}}}", r"\end{table}", ""]
+    # the caption names the table; how to read it goes below, one paragraph per note
+    lines.append(rf"\caption{{{tex_escape(title)}}}")
+    below = ([f"Bold: {marked_as}."] if marked else []) + list(notes)
+    lines += [rf"\par\footnotesize {tex_escape(n)}" for n in below]
+    lines += [r"\end{table}", ""]
     return lines
 
 
-def render_latex(title: str, signature: Sequence[tuple[str, str]] | None, sections: Sequence[Section]) -> str:
-    """A LaTeX fragment: the title and signature as comments, one table per section."""
+def render_latex(
+    title: str,
+    signature: Sequence[tuple[str, str]] | None,
+    sections: Sequence[Section],
+    *,
+    lead: Sequence[Section] = (),
+    lead_notes: Sequence[str] = (),
+    verdict: Sequence[str] = (),
+    glossary: Sequence[str] = (),
+) -> str:
+    """A LaTeX fragment: the title and signature as comments, the verdict (sentences) as a
+    paragraph, the ``lead`` tables (the answer, with ``lead_notes``), one table per section,
+    and the glossary (``term: meaning`` lines) as a description list."""
     lines = [f"% {one_line(title)}"]
     if signature is not None:
         lines += [f"% {one_line(k)}: {one_line(v)}" for k, v in signature]
     lines.append("% needs \\usepackage{booktabs}")
     lines.append("")
+    if verdict:
+        lines += [r"\paragraph{Verdict.}", *(tex_escape(v) for v in verdict), ""]
+    for section in lead:
+        lines += _table(section.title, section.columns, section.rows, section.numeric, notes=lead_notes)
     for section in sections:
         lines += _table(section.title, section.columns, section.rows, section.numeric, section.marked, section.notes, section.marked_as)
+    if glossary:
+        lines += [r"\paragraph{Glossary.}", r"\begin{description}"]
+        for line in glossary:
+            term, _, meaning = line.partition(": ")
+            lines.append(rf"\item[{tex_escape(term)}] {tex_escape(meaning)}")
+        lines += [r"\end{description}", ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

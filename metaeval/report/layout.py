@@ -36,12 +36,12 @@ from metaeval.errors import DataError
 from metaeval.stats.chance import at_or_below
 from metaeval.report.results import (
     COUNTED_STATISTICS,
-    GROUP_KEYS,
     competition_ranks,
     fmt_ci,
     fmt_count,
     fmt_epsilon,
     fmt_number,
+    group_keys,
     order_rows,
 )
 
@@ -114,8 +114,9 @@ def sections(
     of each ranking (:func:`metaeval.stats.evaluate.tie_free_references`)."""
     table = order_rows(results)
     out = []
-    for key, rows in table.groupby(list(GROUP_KEYS), sort=False, dropna=False):
-        named = tuple(zip(GROUP_KEYS, map(str, key)))
+    keys = group_keys(table)
+    for key, rows in table.groupby(keys, sort=False, dropna=False):
+        named = tuple(zip(keys, map(str, key)))
         if rows["value"].isna().all():
             out.append(Section(named, (), (), (), undefined=_reasons(rows)))
             continue

@@ -26,14 +26,25 @@ import pandas as pd
 from metaeval.answer import answer as compute_answer
 from metaeval.errors import UsageError
 from metaeval.report.data import render_delimited, render_json
-from metaeval.report.headline import adjustment, answer_legend, answer_section, context_line, signature_line
+from metaeval.report.headline import adjustment, answer_legend, answer_section, context_line, sacrebleu_lines, signature_line
 from metaeval.report.html import render_html
 from metaeval.report.latex import render_latex
 from metaeval.report.layout import LAYOUTS, sections
 from metaeval.report.results import flatten_signature, normalise, order_rows
 from metaeval.report.text import render_markdown, render_text
+from metaeval.report.verdict import glossary_lines, verdict_lines
 
 FORMATS = ("text", "markdown", "csv", "tsv", "json", "html", "latex")
+#: One line on each format, for ``metaeval list``.
+FORMAT_DESCRIPTIONS = {
+    "text": "aligned tables for a terminal: the verdict, the answer, one table per ranking, the glossary",
+    "markdown": "the same as GitHub-flavoured Markdown",
+    "csv": "every row and column, comma-separated; --output puts the signature beside it",
+    "tsv": "every row and column, tab-separated; --output puts the signature beside it",
+    "json": "every row, the answer and the full signature",
+    "html": "one self-contained page: contents, verdict, answer, a chart and a table per ranking, glossary, signature",
+    "latex": "booktabs tables for a paper: the verdict, the answer and one table per ranking, the signature as comments",
+}
 #: Columns :func:`select` filters on, by keyword.
 SELECTABLE = ("dataset", "metric", "segmenter", "config", "judgment_kind", "level", "statistic", "grouping", "tie_policy")
 
@@ -111,20 +122,25 @@ def render(
     heading = title if title is not None else _default_title(table, sig)
     if answer is None:
         answer = compute_answer(table)
-    lead = [s for s in (answer_section(answer, digits),) if s is not None]
+    by = (sig or {}).get("by")
+    lead = [s for s in (answer_section(answer, digits, by.get("column", "subset") if isinstance(by, Mapping) else "subset"),)
+            if s is not None]  # fmt: skip
     intro = [line for line in (context_line(sig, table),) if line]
     parts = sections(table, layout, digits, adjustment(sig), tie_free)
+    verdict, glossary = verdict_lines(answer, sig, digits), glossary_lines(table, answer)
     if format == "latex":
         pairs = flatten_signature(sig) if sig is not None else None
-        return render_latex(heading, pairs, parts)
+        return render_latex(heading, pairs, parts, lead=lead, lead_notes=answer_legend(answer, sig), verdict=verdict, glossary=glossary)
     if format == "html":
         pairs = flatten_signature(sig) if sig is not None else None
-        return render_html(heading, pairs, parts, digits, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig), tie_free=tie_free)
+        return render_html(heading, pairs, parts, digits, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig), tie_free=tie_free,
+                           verdict=verdict, glossary=glossary)  # fmt: skip
     footer = []
     if sig is not None:
-        footer = [f"signature: {signature_line(sig)}", "(full signature: --format json, or signature.json in --out)"]
+        footer = [f"signature: {signature_line(sig)}", *sacrebleu_lines(sig),
+                  "(full signature: --format json, or signature.json in --out)"]  # fmt: skip
     renderer = render_text if format == "text" else render_markdown
-    return renderer(heading, None, parts, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig), footer=footer)
+    return renderer(heading, None, parts, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig), footer=footer, verdict=verdict, glossary=glossary)
 
 
 def _default_title(table: pd.DataFrame, signature: Mapping[str, Any] | None) -> str:

@@ -10,7 +10,8 @@ Files, each written atomically, all or nothing (on a failure the folder is put b
 - ``scores.tsv.gz``: segment- and system-level scores, gzip-compressed (deterministic bytes);
 - ``systems.html``, ``systems.tsv``: the system leaderboard of every human score of the run
   (:mod:`metaeval.systemrank`, :mod:`metaeval.report.systems`);
-- ``charts/<kind>.<level>.<statistic>[.<grouping>].png``: one chart per ranking.
+- ``charts/<kind>.<level>.<statistic>[.<grouping>][.<subset>].png``: one chart per ranking
+  (the subset of a run with ``--by``, but ``all``).
 
 Every name is checked before any work (:data:`RUN_OUTPUTS`,
 :func:`metaeval.report.files.check_output_folder`).
@@ -50,6 +51,8 @@ def _chart_name(key: dict[str, str]) -> str:
     parts = [key.get("judgment_kind", ""), key.get("level", ""), key.get("statistic", "")]
     if key.get("grouping") not in ("", "-", "none", "segment", "segment+judge"):
         parts.append(key["grouping"])
+    if key.get("subset") not in (None, "", "all"):  # --by: the whole test set keeps its plain name
+        parts.append(key["subset"])
     return re.sub(r"[^A-Za-z0-9_.+-]", "_", ".".join(p for p in parts if p)) + ".png"
 
 

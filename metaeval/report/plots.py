@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -120,8 +120,31 @@ def line(
     return _save(figure, path, overwrite)
 
 
-#: One line of a panel: x, y and the interval (ci_low, ci_high), arrays of shape (n,).
-Curve = tuple[Sequence[float], Sequence[float], Sequence[float], Sequence[float]]
+#: One line of a panel: x, y and the interval (ci_low, ci_high), arrays of shape (n,), and
+#: optionally the family of each point (``bytes``, ``characters``, ``subwords``, ``words``).
+Curve = tuple[Sequence[Any], ...]
+#: The marker of each family of points in :func:`curve_panels` (other families: ``x``).
+FAMILY_MARKERS = {"bytes": "s", "characters": "o", "subwords": "^", "words": "D"}
+#: Families whose points are separate tools, not steps of one ladder: markers with interval
+#: bars, no line.
+UNJOINED = ("words",)
+
+
+def _family_parts(xs: np.ndarray, families: "Sequence[str] | None") -> list[tuple[str, np.ndarray]]:
+    """(family, indices sorted by x) of each family of a series, in the order of FAMILY_MARKERS;
+    one unnamed part of every point when no family is given."""
+    if families is None:
+        return [("", np.argsort(xs, kind="stable"))]
+    names = np.asarray([str(f) for f in families])
+    if names.shape != xs.shape:
+        raise UsageError("families and x differ in length")
+    order = list(FAMILY_MARKERS) + sorted(set(names) - set(FAMILY_MARKERS))
+    parts = []
+    for family in order:
+        index = np.flatnonzero(names == family)
+        if index.size:
+            parts.append((family, index[np.argsort(xs[index], kind="stable")]))
+    return parts
 
 
 def curve_panels(
@@ -133,10 +156,21 @@ def curve_panels(
     columns: int = 2,
     overwrite: bool = False,
 ) -> Path:
-    """A grid of panels, each with one line per series drawn through its points sorted by x
-    and a shaded band between ``ci_low`` and ``ci_high``; saved as PNG at ``path``.
+    """:func:`curve_figure` saved as PNG at ``path``."""
+    return _save(curve_figure(panels, xlabel=xlabel, title=title, columns=columns), path, overwrite)
 
-    ``panels`` is a sequence of (panel title, {series name: (x, y, ci_low, ci_high)}).
+
+def curve_figure(
+    panels: Sequence[tuple[str, Mapping[str, Curve]]], *, xlabel: str = "", title: str = "", columns: int = 2
+):  # -> matplotlib.figure.Figure
+    """A grid of panels, each with one line per series drawn through its points sorted by x
+    and a shaded band between ``ci_low`` and ``ci_high``. A series
+    whose points carry families is drawn as one line per family (a line never joins two
+    families), each family with its marker (:data:`FAMILY_MARKERS`, named in the legend); the
+    points of a family of :data:`UNJOINED` (word segmenters) are not joined: each has a bar over
+    its interval, as has a family of one point.
+
+    ``panels`` is a sequence of (panel title, {series name: (x, y, ci_low, ci_high[, families])}).
     """
     if not panels:
         raise UsageError("curve_panels needs at least one panel")
@@ -145,23 +179,37 @@ def curve_panels(
     figure = _figure((5.2 * columns, 3.4 * rows + 0.4))
     for index, (name, series) in enumerate(panels):
         axes = figure.add_subplot(rows, columns, index + 1)
-        for label, (x, y, low, high) in series.items():
-            xs, ys, lo, hi = (_vector(v, label) for v in (x, y, low, high))
+        seen: dict[str, None] = {}
+        for number, (label, curve) in enumerate(series.items()):
+            xs, ys, lo, hi = (_vector(v, label) for v in curve[:4])
             if not xs.shape == ys.shape == lo.shape == hi.shape:
                 raise UsageError(f"series {label!r}: x, y, ci_low and ci_high differ in length")
-            order = np.argsort(xs, kind="stable")
-            drawn = axes.plot(xs[order], ys[order], marker="o", markersize=3, linewidth=1, label=str(label))
-            axes.fill_between(xs[order], lo[order], hi[order], alpha=0.15, color=drawn[0].get_color(), linewidth=0)
+            color = f"C{number % 10}"
+            parts = _family_parts(xs, [str(f) for f in curve[4]] if len(curve) > 4 else None)
+            for part, (family, order) in enumerate(parts):
+                seen[family] = None
+                marker = FAMILY_MARKERS.get(family, "o" if not family else "x")
+                joined = family not in UNJOINED
+                axes.plot(xs[order], ys[order], marker=marker, markersize=3, linewidth=1 if joined else 0, color=color,
+                          label=str(label) if part == 0 else None)  # fmt: skip
+                if joined and order.size > 1:
+                    axes.fill_between(xs[order], lo[order], hi[order], alpha=0.15, color=color, linewidth=0)
+                else:
+                    axes.vlines(xs[order], lo[order], hi[order], color=color, alpha=0.35, linewidth=0.8)
         axes.set_title(name, fontsize="medium")
         axes.set_xlabel(xlabel, fontsize="small")
         axes.tick_params(labelsize="small")
         axes.grid(True, linewidth=0.3, color="0.85")
         if index == 0:
-            axes.legend(fontsize="x-small")
+            handles, labels = axes.get_legend_handles_labels()
+            for family in (f for f in seen if f):
+                handles.append(axes.plot([], [], linestyle="none", marker=FAMILY_MARKERS.get(family, "x"), color="0.3")[0])
+                labels.append(family)
+            axes.legend(handles, labels, fontsize="x-small")
     if title:
         figure.suptitle(title)
     figure.tight_layout()
-    return _save(figure, path, overwrite)
+    return figure
 
 
 def forest(

@@ -22,6 +22,7 @@ import pandas as pd
 from metaeval.errors import DataError
 from metaeval.stats.evaluate import RESULT_COLUMNS  # one definition, in the layer below
 from metaeval.stats.registry import REGISTRY
+from metaeval.subsets import ALL, SUBSET
 
 OPTIONAL_COLUMNS = ("rank", "cluster")
 #: Columns a table must have; the others are filled with empty text or NaN.
@@ -90,14 +91,28 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def group_keys(table: pd.DataFrame) -> list[str]:
+    """The columns of a ranking group of ``table``: :data:`GROUP_KEYS`, and after the dataset the
+    subset of a run with ``--by`` (:mod:`metaeval.subsets`)."""
+    keys = list(GROUP_KEYS)
+    if SUBSET in table.columns:
+        keys.insert(1, SUBSET)
+    return keys
+
+
 def order_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """Rows sorted by ranking group, then value descending (NaN last), then configuration."""
-    key = table[list(GROUP_KEYS)].copy()
+    """Rows sorted by ranking group (the subset ``all`` before the others), then value
+    descending (NaN last), then configuration."""
+    keys = group_keys(table)
+    key = table[keys].copy()
+    if SUBSET in keys:
+        key.insert(1, "_subset", table[SUBSET] != ALL)
+        keys.insert(1, "_subset")
     key["_undefined"] = table["value"].isna()
     key["_neg_value"] = -table["value"].fillna(0.0)
     for column in CONFIG_KEYS:
         key[column] = table[column]
-    order = list(GROUP_KEYS) + ["_undefined", "_neg_value"] + list(CONFIG_KEYS)
+    order = keys + ["_undefined", "_neg_value"] + list(CONFIG_KEYS)
     index = key.sort_values(order, kind="mergesort").index
     return table.loc[index].reset_index(drop=True)
 

@@ -3,13 +3,15 @@
 ``write_sweep`` writes, into one folder, each file atomically:
 
 - ``curve.png``: one panel per (judgment kind, level, statistic, grouping); x = mean
-  characters per token, y = the statistic, one line per metric with its 95% interval;
-- ``summary.md``: the granularities, the curve as tables (rows by characters per token,
+  characters per token, y = the statistic, one colour per metric with its 95% interval, a
+  marker per family (bytes, characters, subwords, words), a line joining the points of one
+  family only;
+- ``summary.md``: the slopes (:mod:`metaeval.slope`), the granularities, the curve as tables (rows by characters per token,
   a column per metric, ``value [ci_low, ci_high]``), the best granularity per metric, the
   spread across word segmenters against the word-character gap, boundary agreement and
   the Denoual & Lepage equivalence over the ladder, and the answer (char against the best word
   segmenter, chosen in each resample, with raw and adjusted p-values);
-- ``answer.tsv`` (:func:`metaeval.answer.answer`), ``results.tsv`` (the ResultTable with ``family`` and ``chars_per_token``),
+- ``slopes.tsv`` (:func:`metaeval.slope.curve_slopes`), ``answer.tsv`` (:func:`metaeval.answer.answer`), ``results.tsv`` (the ResultTable with ``family`` and ``chars_per_token``),
   ``granularities.tsv``, ``best.tsv``, ``spread.tsv``, ``boundaries.tsv``,
   ``equivalence.tsv``, ``signature.json``.
 """
@@ -28,13 +30,14 @@ from metaeval.report.files import write_atomic
 from metaeval.report.plots import curve_panels
 from metaeval.report.results import flatten_signature, fmt_ci, fmt_number, to_json
 from metaeval.report.text import render_markdown
+from metaeval.report.verdict import verdict_lines
 from metaeval.stats.adjust import CONTROLS
 from metaeval.stats.defaults import ADJUST
 from metaeval.sweep import SweepResult, best_granularities, dictionary_spread
 
 PANEL_KEYS = ["judgment_kind", "level", "statistic", "grouping"]
 FILES = (
-    "curve.png", "summary.md", "answer.tsv", "results.tsv", "granularities.tsv", "best.tsv", "spread.tsv",
+    "curve.png", "summary.md", "slopes.tsv", "answer.tsv", "results.tsv", "granularities.tsv", "best.tsv", "spread.tsv",
     "boundaries.tsv", "equivalence.tsv", "signature.json",
 )  # fmt: skip
 
@@ -71,9 +74,10 @@ def figure(result: SweepResult, path: "str | Path", overwrite: bool = False) -> 
     panels = []
     for key, group in result.results.dropna(subset=["value"]).groupby(PANEL_KEYS, sort=True):
         series = {
-            metric: (rows["chars_per_token"], rows["value"], rows["ci_low"].fillna(rows["value"]), rows["ci_high"].fillna(rows["value"]))
+            metric: (rows["chars_per_token"], rows["value"], rows["ci_low"].fillna(rows["value"]), rows["ci_high"].fillna(rows["value"]),
+                     rows["family"])
             for metric, rows in group.groupby("metric", sort=True)
-        }
+        }  # fmt: skip
         panels.append((_panel_title(key), series))
     if not panels:
         raise UsageError(f"{result.dataset}: no defined statistic to draw")
@@ -83,12 +87,30 @@ def figure(result: SweepResult, path: "str | Path", overwrite: bool = False) -> 
     )  # fmt: skip
 
 
+#: The slope's columns in the summary and on the terminal (slopes.tsv has them all).
+SLOPE_SHOWN = (
+    "judgment_kind", "level", "statistic", "grouping", "metric", "points", "slope", "slope_ci_low", "slope_ci_high", "p_value",
+    "interior_maximum", "peak_chars_per_token", "peak_ci_low", "peak_ci_high",
+)  # fmt: skip
+SLOPE_TITLE = ("Slope: change of each statistic per doubling of the unit (least squares on log2 characters per token; "
+               "95% interval and p from the shared bootstrap resamples; where the quadratic fit is highest)")
+
+
+def slope_table(result: SweepResult) -> pd.DataFrame:
+    """The slopes as ``summary.md`` and ``metaeval sweep`` show them."""
+    return result.slopes[list(SLOPE_SHOWN)] if len(result.slopes) else result.slopes
+
+
 def summary_markdown(result: SweepResult) -> str:
-    """``summary.md``: every table of the sweep."""
+    """``summary.md``: the verdict (:func:`metaeval.report.verdict.verdict_lines`), the slopes,
+    every table of the sweep, and the signature last."""
     granularities = result.granularities.sort_values(["chars_per_token", "name"]).drop(columns="signature")
-    sections = [frame_section("Granularities (mean characters per token over references and system outputs)", granularities)]
+    sections = [frame_section(SLOPE_TITLE, slope_table(result))] if len(result.slopes) else []
+    sections.append(frame_section("Granularities (mean characters per token over references and system outputs)", granularities))
     if len(result.skipped):
         sections.append(frame_section("Segmenters that cannot run here", result.skipped))
+    if len(result.collapsed):
+        sections.append(frame_section("Sizes that learnt the same model as a smaller one (one point: same_as)", result.collapsed))
     sections += [frame_section(f"Curve: {title}", table) for title, table in curve_tables(result)]
     best = best_granularities(result.results)
     if len(best):
@@ -102,7 +124,8 @@ def summary_markdown(result: SweepResult) -> str:
         sections.append(frame_section("Denoual & Lepage equivalence over the ladder: character order M equivalent to N = 4", result.equivalence))
     if len(result.answer):
         sections.append(frame_section(answer_title(result.signature), result.answer[list(ANSWER_SHOWN)]))
-    return render_markdown(f"Granularity sweep: {result.dataset}", flatten_signature(result.signature), sections)
+    return render_markdown(f"Granularity sweep: {result.dataset}", flatten_signature(result.signature), sections,
+                           verdict=verdict_lines(result.answer, result.signature), signature_last=True)  # fmt: skip
 
 
 #: The answer's columns in the summary (answer.tsv has them all).
@@ -147,6 +170,7 @@ def write_sweep(result: SweepResult, out: "str | Path", overwrite: bool = False)
     written = [figure(result, folder / "curve.png", overwrite=overwrite)]
     texts = {
         "summary.md": summary_markdown(result),
+        "slopes.tsv": _tsv(result.slopes),
         "answer.tsv": _tsv(result.answer),
         "results.tsv": _tsv(result.results),
         "granularities.tsv": _tsv(result.granularities),

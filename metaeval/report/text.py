@@ -17,6 +17,9 @@ from typing import Sequence
 
 from metaeval.report.layout import UNDEFINED, Section
 
+VERDICT_TITLE = "Verdict"
+GLOSSARY_TITLE = "Glossary"
+
 BEST_MARK = "*"
 
 
@@ -49,11 +52,16 @@ def render_text(
     lead: Sequence[Section] = (),
     lead_notes: Sequence[str] = (),
     footer: Sequence[str] = (),
+    verdict: Sequence[str] = (),
+    glossary: Sequence[str] = (),
 ) -> str:
-    """Aligned plain-text tables, one per section, after the title and the introduction."""
+    """Aligned plain-text tables, one per section, after the title, the introduction and the
+    verdict (sentences); the glossary (``term: meaning`` lines) before the footer."""
     lines = [one_line(title), "=" * max(display_width(one_line(title)), 1), ""]
     if intro:
         lines += [one_line(t) for t in intro] + [""]
+    if verdict:
+        lines += [VERDICT_TITLE, "-" * len(VERDICT_TITLE), *(one_line(v) for v in verdict), ""]
     for section in lead:
         lines += _text_table(section)
     if lead:
@@ -71,6 +79,8 @@ def render_text(
         lines.append(f"{UNDEFINED} everywhere (every configuration undefined):")
         lines += [f"  {one_line(s.title)}: {one_line(s.undefined)}" for s in undefined]
         lines.append("")
+    if glossary:
+        lines += [GLOSSARY_TITLE, "-" * len(GLOSSARY_TITLE), *(one_line(g) for g in glossary), ""]
     lines += [one_line(f) for f in footer]
     return "\n".join(lines).rstrip("\n") + "\n"
 
@@ -100,12 +110,17 @@ def _text_table(section: Section) -> list[str]:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
+#: What a Markdown renderer would take for HTML: ``<`` opening a tag, comment or declaration,
+#: ``&`` opening an entity; and ``>`` opening a line (a quote).
+_MD_HTML = re.compile(r"<(?=[A-Za-z/!?])|&(?=#|[A-Za-z][A-Za-z0-9]*;)|^>")
 
 
 def md_escape(text: str) -> str:
-    """Markdown-safe text: HTML characters as entities, Markdown punctuation backslashed."""
-    text = one_line(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    """Markdown-safe text that reads as written in the file too: Markdown punctuation and the
+    ``<``, ``&`` and ``>`` a renderer would take for HTML backslashed (CommonMark escapes), so
+    ``p <= 0.05`` stays as it is and ``<script>`` shows as text."""
+    text = _MD_SPECIAL.sub(r"\\\1", one_line(text))
+    return _MD_HTML.sub(lambda m: "\\" + m.group(0), text)
 
 
 def render_markdown(
@@ -117,18 +132,26 @@ def render_markdown(
     lead: Sequence[Section] = (),
     lead_notes: Sequence[str] = (),
     footer: Sequence[str] = (),
+    verdict: Sequence[str] = (),
+    glossary: Sequence[str] = (),
+    signature_last: bool = False,
 ) -> str:
-    """GitHub-flavoured Markdown: a heading, the introduction, the signature in a code block
-    when given, one table per section, one bullet per all-undefined section, the footer."""
+    """GitHub-flavoured Markdown: a heading, the introduction, the verdict (one bullet per
+    sentence), the signature in a code block when given (at the end with ``signature_last``),
+    one table per section, one bullet per all-undefined section, the glossary, the footer."""
     lines = [f"# {md_escape(title)}", ""]
     if intro:
         lines += [md_escape(t) for t in intro] + [""]
+    if verdict:
+        lines += [f"## {VERDICT_TITLE}", "", *(f"- {md_escape(v)}" for v in verdict), ""]
     for section in lead:
         lines += _md_table(section)
     if lead:
         lines += [md_escape(n) for n in lead_notes] + [""] if lead_notes else []
+    block = []
     if signature is not None:
-        lines += ["Signature:", "", *_code_block([f"{one_line(k)}: {one_line(v)}" for k, v in signature] or ["(empty)"]), ""]
+        block = ["Signature:", "", *_code_block([f"{one_line(k)}: {one_line(v)}" for k, v in signature] or ["(empty)"]), ""]
+    lines += [] if signature_last else block
     for section in sections:
         if not section.undefined:
             lines += _md_table(section)
@@ -137,8 +160,11 @@ def render_markdown(
         lines += [f"## {UNDEFINED} everywhere", ""]
         lines += [f"- {md_escape(s.title)}: {md_escape(s.undefined)}" for s in undefined]
         lines.append("")
+    if glossary:
+        lines += [f"## {GLOSSARY_TITLE}", "", *(f"- {md_escape(g)}" for g in glossary), ""]
     if footer:
         lines += [md_escape(text) + "  " for text in footer] + [""]
+    lines += block if signature_last else []
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

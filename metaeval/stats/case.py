@@ -60,8 +60,11 @@ class Case:
 
     ``seg_scores`` ``[len(human.systems), n_seg]`` and ``sys_scores``
     ``[len(human.sys_systems)]`` are the metric's scores (higher-better after
-    ``metric_direction``); ``metric_samples`` the resampled system scores; ``weights``
-    ``[n_samples, n_seg]`` the bootstrap resamples (None: none). ``options`` holds the values of
+    ``metric_direction``); ``metric_samples`` the resampled system scores (``[n_samples,
+    n_sys]``, each system's score on the resampled segments, or its full-sample score when only
+    systems are resampled); ``weights`` ``[n_samples, n_seg]`` the bootstrap resamples of
+    segments (None: none); ``system_draws`` ``[n_samples, n_sys]`` the systems each resample
+    draws when systems are resampled (None: every system, once). ``options`` holds the values of
     the settings the statistic takes (its registry entry's ``options``), by name; ``memo`` keeps
     work shared by the statistics of one configuration (the pair counts of consistency and the
     Kendall-like tau).
@@ -78,11 +81,15 @@ class Case:
     weights: np.ndarray | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     memo: dict = field(default_factory=dict, repr=False)
+    system_draws: np.ndarray | None = None
 
     @property
     def human_samples(self) -> np.ndarray | None:
-        """Resampled human system scores: those derived from segment judgments; None for given ones (fixed)."""
-        return self.human.sys_samples if self.human.sys_human == "derived" else None
+        """Resampled human system scores: those derived from segment judgments when segments are
+        resampled; None for given ones and when only systems are resampled (fixed)."""
+        if self.human.sys_human != "derived" or self.settings.resample == "systems":
+            return None
+        return self.human.sys_samples
 
     def remembered(self, key: Any, build: Callable[[], _T]) -> _T:
         """``build()``, computed once for this configuration and kept under ``key``."""

@@ -125,7 +125,7 @@ def _segment_case(case: Case, layout: Layout, rows: np.ndarray, human: HumanSide
         seg = case.seg_scores[rows[0].astype(int)]
     else:
         seg = rows
-    return dataclasses.replace(case, human=human, seg_scores=seg, weights=None, metric_samples=None, memo={})
+    return dataclasses.replace(case, human=human, seg_scores=seg, weights=None, metric_samples=None, memo={}, system_draws=None)
 
 
 def generic(entry: StatisticSpec, case: Case, layout: Layout, orders: np.ndarray) -> np.ndarray:
@@ -134,7 +134,8 @@ def generic(entry: StatisticSpec, case: Case, layout: Layout, orders: np.ndarray
     permuted = permuted_rows(layout, orders)
     if layout.kind == "systems":  # system level: the permuted scores are taken as resamples
         fixed = dataclasses.replace(case.human, sys_samples=None)
-        result = compute(dataclasses.replace(case, human=fixed, metric_samples=permuted[:, 0, :], weights=None, memo={}))
+        result = compute(dataclasses.replace(case, human=fixed, metric_samples=permuted[:, 0, :], weights=None, memo={},
+                                             system_draws=None))  # the permutations take the place of resamples
         return np.asarray(result.samples, float) if result.samples is not None else np.full(len(orders), math.nan)
     human = case.human
     if layout.kind == "pairs":  # each pair group gets a column of its own
@@ -188,7 +189,7 @@ def chance_band(entry: StatisticSpec, case: Case, result: Correlation) -> Chance
     options: Mapping[str, Any] = dict(case.options)
     if entry.chance_options is not None:
         options = {**options, **entry.chance_options(case, result)}
-    base = dataclasses.replace(case, weights=None, metric_samples=None, options=options)
+    base = dataclasses.replace(case, weights=None, metric_samples=None, options=options, system_draws=None)
     return band(values(entry, base, settings.chance_permutations, settings.chance_seed), settings.ci)
 
 

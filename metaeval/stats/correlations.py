@@ -14,7 +14,7 @@ from metaeval.errors import UsageError
 from metaeval.stats.checks import check_choice, check_direction
 from metaeval.stats.defaults import AVERAGE, CI, UNDEFINED
 from metaeval.stats.grouping import AVERAGES, GROUPINGS, UNDEFINED_POLICIES, average_groups, group_weights, grouped
-from metaeval.stats.resampling import with_samples
+from metaeval.stats.resampling import drawn, with_samples
 from metaeval.stats.result import Correlation
 from metaeval.stats.result import undefined as undefined_result
 from metaeval.stats.weighted import CONSTANT_TOL, WEIGHTED
@@ -299,12 +299,15 @@ def system_correlation(
     metric_samples: np.ndarray | None = None,
     human_samples: np.ndarray | None = None,
     ci: float = CI,
+    draws: np.ndarray | None = None,
 ) -> Correlation:
     """System-level correlation between metric and human system scores (``[n_sys]`` each).
 
     ``metric_samples`` (``[n_samples, n_sys]``) are bootstrap system scores; the human side
     uses ``human_samples`` when given (derived from resampled segment judgments), else stays
-    fixed (given system scores).
+    fixed (given system scores). ``draws`` (``[n_samples, n_sys]``, when systems are resampled):
+    each sample is the correlation over the drawn systems, a system drawn twice counting twice
+    (:mod:`metaeval.stats.resampling`).
     """
     check_method(method)
     check_direction("metric_direction", metric_direction)
@@ -320,6 +323,8 @@ def system_correlation(
     if metric_samples is not None and result.defined:
         xs = np.asarray(metric_samples, float) * metric_direction
         ys = np.broadcast_to(y, xs.shape) if human_samples is None else np.asarray(human_samples, float) * human_direction
+        if draws is not None:
+            xs, ys = drawn(xs, draws), drawn(ys, draws)
         samples = _rowwise(method, xs, ys)
     return with_samples(result, samples, ci)
 

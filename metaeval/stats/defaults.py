@@ -21,6 +21,8 @@ PAIR_GROUPS = "auto"
 AVERAGE = "macro"
 #: Grouped statistics: groups where the statistic is undefined are left out of the mean.
 UNDEFINED = "skip"
+#: What the bootstrap of system-level statistics resamples: segments (the systems stay fixed).
+RESAMPLE = "segments"
 #: Tie calibration re-fits epsilon on every bootstrap resample (grouping ``item``).
 REFIT_EPSILON = True
 #: Permutations of soft pairwise accuracy (WMT24) and its seed of its own.
@@ -31,10 +33,13 @@ CHANCE_PERMUTATIONS = 200
 CHANCE_SEED = 12345
 #: Significance level of the clusters and paired tests.
 ALPHA = 0.05
+#: Power at which the answer gives the smallest detectable difference and the data it needs.
+POWER = 0.8
 #: p-values of a family of comparisons are adjusted by Holm's procedure (familywise error rate).
 ADJUST = "holm"
 
 __all__ = [
-    "ADJUST", "ALPHA", "AVERAGE", "BOOTSTRAP", "CHANCE_PERMUTATIONS", "CHANCE_SEED", "CI", "PAIR_GROUPS", "PERMUTATIONS", "PERMUTATION_SEED", "REFIT_EPSILON", "SEED",
+    "ADJUST", "ALPHA", "AVERAGE", "BOOTSTRAP", "CHANCE_PERMUTATIONS", "CHANCE_SEED", "CI", "PAIR_GROUPS", "PERMUTATIONS",
+    "PERMUTATION_SEED", "POWER", "REFIT_EPSILON", "RESAMPLE", "SEED",
     "TIE_POLICY", "UNDEFINED",
 ]  # fmt: skip

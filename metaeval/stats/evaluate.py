@@ -33,7 +33,7 @@ from metaeval.stats.defaults import ALPHA
 from metaeval.stats.grouping import undefined_note
 from metaeval.stats.human import human_side, resolve_kinds
 from metaeval.stats.registry import LEVELS, REGISTRY, StatisticSpec
-from metaeval.stats.resampling import bootstrap_indices, percentile_ci, resample_weights
+from metaeval.stats.resampling import bootstrap_indices, percentile_ci, resample_weights, system_draws
 from metaeval.stats.result import ChanceBand
 from metaeval.stats.settings import Settings
 
@@ -85,9 +85,16 @@ def item_keys(human: HumanSide, settings: Settings) -> Iterator[tuple[str, Stati
 def case_of(
     entry: StatisticSpec, level: str, grouping: str, human: HumanSide, settings: Settings, config: ConfigScores | None = None,
     weights: np.ndarray | None = None, metric_samples: np.ndarray | None = None, memo: dict | None = None,
+    block: tuple[int, int] | None = None,
 ) -> Case:
     """The :class:`~metaeval.stats.case.Case` ``entry`` is computed from at ``level`` (no metric
-    side without ``config``)."""
+    side without ``config``). ``block``: ``(first, count)`` of the block of resamples when
+    systems are resampled, which gives a system-level statistic the systems each resample draws
+    among those it is computed over."""
+    draws = None
+    if block is not None and level == "sys":
+        n_systems = len(human.systems if entry.sys_from_segments else human.sys_systems)
+        draws = system_draws(settings.seed, n_systems, *block) if n_systems else None
     seg = sys = None
     if config is not None:
         seg = subset(config, human.systems).seg_scores
@@ -95,22 +102,24 @@ def case_of(
     return Case(
         human, settings, level, grouping, direction(config) if config is not None else 1, seg, sys,
         metric_samples if sys is not None else None, weights, {o: getattr(settings, o) for o in entry.options},
-        memo if memo is not None else {},
+        memo if memo is not None else {}, draws,
     )  # fmt: skip
 
 
 def configuration_items(
     config: ConfigScores, human: HumanSide, settings: Settings, weights: np.ndarray | None, metric_samples: np.ndarray | None,
+    block: tuple[int, int] | None = None,
     chance: bool = True,
 ) -> list[Item]:
     """Every item of ``config`` against ``human``: each statistic asked for, computed by its
-    registry entry (``metric_samples``: the configuration's resampled system scores), with its
-    chance level when ``chance`` (:mod:`metaeval.stats.chance`; once per run, not per block of
-    resamples)."""
+    registry entry (``metric_samples``: the configuration's resampled system scores; ``block``:
+    ``(first, count)`` of the block of resamples when systems are resampled, see :func:`case_of`),
+    with its chance level when ``chance`` (:mod:`metaeval.stats.chance`; once per run, not per
+    block of resamples)."""
     items = []
     memo: dict = {}
     for level, entry, grouping, label in item_keys(human, settings):
-        case = case_of(entry, level, grouping, human, settings, config, weights, metric_samples, memo)
+        case = case_of(entry, level, grouping, human, settings, config, weights, metric_samples, memo, block)
         result = entry.compute[level](case)
         notes = [entry.note(settings)] if entry.note is not None else []
         if result.counts and result.counts.get("skipped"):
@@ -121,16 +130,24 @@ def configuration_items(
     return items
 
 
+#: How the bootstrap resamples of a system-level row are described, by ``Settings.resample``.
+_RESAMPLED = {"segments": "segment resamples", "systems": "resamples of systems", "both": "resamples of segments and systems"}
+
+
 def _resampling_note(item: Item, settings: Settings, sys_resampling: str) -> str:
     if settings.n_bootstrap == 0:
         return "no bootstrap"
-    text = f"bootstrap {settings.n_bootstrap} segment resamples (seed {settings.seed})"
+    resampled = _RESAMPLED[settings.resample] if item.level == "sys" else _RESAMPLED["segments"]
+    text = f"bootstrap {settings.n_bootstrap} {resampled} (seed {settings.seed})"
     entry = REGISTRY[item.statistic]
     if entry.resampling_note is not None:
         return text + entry.resampling_note(settings, item.grouping)
     if item.level == "sys":
-        metric = "metric from resampled statistics" if sys_resampling == "stats" else "metric as mean of resampled segment scores"
-        human = "human fixed (given)" if item.sys_human == "given" else "human recomputed (derived)"
+        if settings.resample == "systems":
+            metric, human = "metric and human system scores of the full sample", f"human {item.sys_human}"
+        else:
+            metric = "metric from resampled statistics" if sys_resampling == "stats" else "metric as mean of resampled segment scores"
+            human = "human fixed (given)" if item.sys_human == "given" else "human recomputed (derived)"
         text += f"; {metric}; {human}"
     return text
 
@@ -216,17 +233,17 @@ def _items(
         computed = _items(distinct, judgments, kind_list, settings, progress, executor=executor)
         return _copied_to_twins(configs, first, computed)
     if not settings.n_bootstrap:
-        return _items_on(configs, judgments, kind_list, settings, seg_ids, None, progress, True)
+        return _items_on(configs, judgments, kind_list, settings, seg_ids, None, progress, 0, True)
     rng = np.random.default_rng(settings.seed)
     block = max(1, BOOTSTRAP_BLOCK_ELEMENTS // len(seg_ids))
     blocks = (
-        bootstrap_indices(len(seg_ids), min(block, settings.n_bootstrap - start), rng)
+        (start, bootstrap_indices(len(seg_ids), min(block, settings.n_bootstrap - start), rng))
         for start in range(0, settings.n_bootstrap, block)
     )
     if executor is None or len(configs) == 0:
         per_block: Iterator[list[tuple[Item, list[str]]]] = (
-            _items_on(configs, judgments, kind_list, settings, seg_ids, indices, progress if b == 0 else None, b == 0)
-            for b, indices in enumerate(blocks)
+            _items_on(configs, judgments, kind_list, settings, seg_ids, indices, progress if b == 0 else None, start, b == 0)
+            for b, (start, indices) in enumerate(blocks)
         )
     else:
         per_block = _items_distributed(configs, judgments, kind_list, settings, seg_ids, blocks, executor, progress)
@@ -281,7 +298,7 @@ def _items_distributed(
     kind_list: list[str],
     settings: Settings,
     seg_ids: list[str],
-    blocks: Iterable[np.ndarray],
+    blocks: Iterable[tuple[int, np.ndarray]],
     executor: cf.Executor,
     progress: Progress | None,
 ) -> Iterator[list[tuple[Item, list[str]]]]:
@@ -313,11 +330,11 @@ def _items_distributed(
 
     if progress:
         progress("correlating", 0, len(configs))
-    for b, indices in enumerate(blocks):
+    for b, (start, indices) in enumerate(blocks):
         # segment indices travel as int32 when they fit (half the bytes); the task restores int64
         small = indices.astype(np.int32) if len(seg_ids) < 2**31 else indices
         pending.append([
-            executor.submit(_items_task, [configs[i] for i in group], judgments, kind_list, settings, seg_ids, small, b == 0)
+            executor.submit(_items_task, [configs[i] for i in group], judgments, kind_list, settings, seg_ids, small, start, b == 0)
             for group in groups
         ])  # fmt: skip
         if len(pending) >= BLOCKS_IN_FLIGHT:
@@ -333,12 +350,13 @@ def _items_task(
     settings: Settings,
     seg_ids: list[str],
     indices: np.ndarray,
+    first: int = 0,
     chance: bool = False,
 ) -> list[tuple[int, Item, list[str]]]:
     """A worker's part of :func:`_items_distributed`: ``(position of the configuration in
-    configs, item without its configuration, dropped systems)`` for one block (with the chance
-    levels when ``chance``)."""
-    found = _items_on(configs, judgments, kind_list, settings, seg_ids, indices.astype(np.int64), None, chance)
+    configs, item without its configuration, dropped systems)`` for one block, whose first
+    resample is resample ``first`` of the run (with the chance levels when ``chance``)."""
+    found = _items_on(configs, judgments, kind_list, settings, seg_ids, indices.astype(np.int64), None, first, chance)
     position = {id(c): k for k, c in enumerate(configs)}
     out = []
     for item, dropped in found:
@@ -379,12 +397,14 @@ def _items_on(
     seg_ids: list[str],
     indices: np.ndarray | None,
     progress: Progress | None,
+    first: int = 0,
     chance: bool = False,
 ) -> list[tuple[Item, list[str]]]:
-    """The items of every configuration on one block of bootstrap resamples (None: none), with
-    their chance levels when ``chance``, computed with one BLAS thread wherever this runs: more
-    threads split the weighted sums of the resamples differently, which would move the last
-    digits with the machine's cores."""
+    """The items of every configuration on one block of bootstrap resamples (None: none), the
+    block's first resample being resample ``first`` of the run (it fixes the system draws, when
+    systems are resampled), with their chance levels when ``chance``, computed with one BLAS
+    thread wherever this runs: more threads split the weighted sums of the resamples
+    differently, which would move the last digits with the machine's cores."""
     weights = None if indices is None else resample_weights(indices, len(seg_ids))
     humans: dict[tuple[str, tuple[str, ...]], HumanSide] = {}
     out: list[tuple[Item, list[str]]] = []
@@ -401,9 +421,14 @@ def _items_on(
             if indices is not None and human.sys is not None and "sys" in settings.levels:
                 names = tuple(human.sys_systems)
                 if names not in sys_samples:
-                    sys_samples[names] = subset(config, human.sys_systems).resampled_sys_scores(indices)
+                    scored = subset(config, human.sys_systems)
+                    if settings.resample == "systems":  # full-sample scores; the systems are drawn
+                        sys_samples[names] = np.broadcast_to(scored.sys_scores, (len(indices), len(names)))
+                    else:
+                        sys_samples[names] = scored.resampled_sys_scores(indices)
                 metric_samples = sys_samples[names]
-            for item in configuration_items(config, human, settings, weights, metric_samples, chance):
+            block = (first, len(indices)) if indices is not None and settings.resample != "segments" else None
+            for item in configuration_items(config, human, settings, weights, metric_samples, block, chance):
                 out.append((item, human.dropped))
         if progress:
             progress("correlating", done + 1, len(configs))

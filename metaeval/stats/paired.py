@@ -20,14 +20,15 @@ from metaeval.stats.clusters import cluster_order, ranks_of
 from metaeval.stats.correlations import correlate_vectors
 from metaeval.stats.defaults import ALPHA, CI
 from metaeval.stats.evaluate import _items, direction, subset
+from metaeval.stats.grouping import grouped
 from metaeval.stats.human import PAIR_GROUP_LABELS, human_side
+from metaeval.stats.pairperm import pair_outcomes, pairs_permutation_test
 from metaeval.stats.registry import REGISTRY, known_statistics
 from metaeval.stats.resampling import percentile_ci
 from metaeval.stats.result import Correlation
 from metaeval.stats.settings import Settings
-from metaeval.stats.significance import PairedTest, paired_permutation_test, williams_test
+from metaeval.stats.significance import COMPARE_METHODS, PairedTest, paired_permutation_test, williams_test
 
-COMPARE_METHODS = ("bootstrap", "permutation", "williams")
 COMPARISON_KEYS = ("dataset", "judgment_kind", "level", "statistic", "grouping")
 
 
@@ -60,7 +61,13 @@ def compare(
       ``acc_eq``/``tau_eq`` re-fit epsilon on every permutation);
     - ``williams``: Williams' test between two Pearson correlations with the humans
       (statistic ``pearson``, grouping ``none`` or system level), one-sided that ``a``
-      correlates better (:func:`~metaeval.stats.significance.williams_test`).
+      correlates better (:func:`~metaeval.stats.significance.williams_test`);
+    - ``pairs-permutation``: mt-metrics-eval's ``PairwisePermutationSigDiff``, which WMT24-25
+      cluster metrics with: the outcomes of ``a`` and ``b`` on each pair of items swapped,
+      one-sided that ``a`` is better, ``n_bootstrap`` permutations with its early stopping, each
+      metric at its own calibrated epsilon (statistics with a Kendall variant in the registry,
+      ``pairs_variant``: ``kendall``, ``kendall_b``, ``kendall_23``, ``kendall_acc23``,
+      ``acc_eq``, ``tau_eq``, ``pairwise_accuracy``; :mod:`metaeval.stats.pairperm`).
 
     ``settings`` (with any field given in ``options``) are those of the run, narrowed here to
     ``level:statistic`` and ``grouping``. ``delta_ci_low``/``delta_ci_high``: the percentile
@@ -78,6 +85,11 @@ def compare(
             f"the Williams test compares two Pearson correlations over the same items (pearson, grouping none, "
             f"or system level); got {level}:{statistic} grouping {grouping}: use bootstrap or permutation"
         )
+    if method == "pairs-permutation" and not REGISTRY[statistic].pairs_variant:
+        raise UsageError(
+            f"the pairs permutation test compares Kendall-type statistics over pairs ({', '.join(pairs_statistics())}); "
+            f"got {level}:{statistic}: use bootstrap or permutation"
+        )
     settings = Settings.build(settings, **options)
     if settings.n_bootstrap < 1 and method != "williams":
         raise UsageError(f"comparisons need n_bootstrap >= 1, got {settings.n_bootstrap}")
@@ -92,11 +104,14 @@ def compare(
                 ia, ib = found[order[a]], found[order[b]]
                 if method == "williams":
                     p[a, b] = p[b, a] = _williams(ia, ib, judgments, settings)
+                elif method == "pairs-permutation":
+                    p[a, b] = p[b, a] = _pairs_permutation(ia, ib, judgments, settings, rng).p_value
                 else:
                     p[a, b] = p[b, a] = _permutation(ia, ib, judgments, settings, rng).p_value
         ranks = ranks_of(p, alpha, settings.adjust)
     adjusted = adjust_pair_matrix(p, settings.adjust)
-    label = {"bootstrap": "bootstrap", "permutation": "permutation", "williams": "williams (one-sided)"}[method]
+    label = {"bootstrap": "bootstrap", "permutation": "permutation", "williams": "williams (one-sided)",
+             "pairs-permutation": "pairs permutation (one-sided)"}[method]  # fmt: skip
     rows = []
     for a in range(len(order)):
         for b in range(a + 1, len(order)):
@@ -177,6 +192,8 @@ def compare_all(
             continue
         if method == "williams" and not (REGISTRY[statistic].williams and (level == "sys" or grouping == "none")):
             continue
+        if method == "pairs-permutation" and not REGISTRY[statistic].pairs_variant:
+            continue
         names = set(rows["config"])
         chosen = [c for c in configs if c.config in names]
         grouping_arg = "none" if grouping in pairwise_labels or grouping == "-" else grouping
@@ -185,10 +202,9 @@ def compare_all(
             table.insert(0, column, value)
         frames.append(table)
     if not frames:
-        raise UsageError(
-            f"no ranking to compare with {method!r}"
-            + (" (the Williams test needs pearson with grouping none, or system-level pearson)" if method == "williams" else "")
-        )
+        needs = {"williams": " (the Williams test needs pearson with grouping none, or system-level pearson)",
+                 "pairs-permutation": f" (the pairs permutation test needs one of {', '.join(pairs_statistics())})"}
+        raise UsageError(f"no ranking to compare with {method!r}" + needs.get(method, ""))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -238,4 +254,30 @@ def _permutation(a: Item, b: Item, judgments: Judgments, settings: Settings, rng
     return paired_permutation_test(statistic, ma, mb, rng, settings.n_bootstrap)
 
 
-__all__ = ["COMPARE_METHODS", "COMPARISON_KEYS", "compare", "compare_all", "measure"]
+def pairs_statistics() -> list[str]:
+    """The statistics the pairs permutation test compares (a Kendall variant in the registry)."""
+    return [name for name, entry in REGISTRY.items() if entry.pairs_variant]
+
+
+def _pairs_permutation(a: Item, b: Item, judgments: Judgments, settings: Settings, rng: np.random.Generator) -> PairedTest:
+    """The pairs permutation test that ``a`` is better than ``b`` (same kind and statistic) over
+    their shared systems: pairs of systems at system level, pairs of items within each group of
+    the grouping at segment level, each metric at its own calibrated epsilon (0 for the others)."""
+    systems = [s for s in a.config.systems if s in set(b.config.systems)]
+    human = human_side(judgments, a.kind, systems, list(a.config.seg_ids), settings.pair_groups, None)
+    entry = REGISTRY[a.statistic]
+    if a.level == "sys":
+        assert human.sys is not None
+        xa, xb = (subset(item.config, human.sys_systems).sys_scores[None] * direction(item.config) for item in (a, b))
+        y = human.sys[None] * human.direction
+    else:
+        assert human.seg is not None
+        xa, xb = (grouped(subset(item.config, human.systems).seg_scores * direction(item.config), human.seg, a.grouping)[0]
+                  for item in (a, b))  # fmt: skip
+        y = grouped(human.seg, human.seg, a.grouping)[1] * human.direction
+    eps_a, eps_b = (0.0 if math.isnan(item.result.epsilon) else item.result.epsilon for item in (a, b))
+    outcomes = pair_outcomes(xa, xb, y, entry.pairs_variant, eps_a, eps_b, settings.average)
+    return pairs_permutation_test(outcomes, rng, settings.n_bootstrap, undefined=settings.undefined)
+
+
+__all__ = ["COMPARE_METHODS", "COMPARISON_KEYS", "compare", "compare_all", "measure", "pairs_statistics"]

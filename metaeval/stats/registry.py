@@ -55,7 +55,9 @@ class StatisticSpec:
     :class:`~metaeval.stats.settings.Settings` fields that change its value, handed to it in
     ``Case.options``; ``pairwise``: its rows carry the tie policy and the pair counts;
     ``sys_from_segments``: its system-level value is computed from segment scores;
-    ``williams``: Williams' test compares two of its values; ``note``, ``resampling_note``,
+    ``williams``: Williams' test compares two of its values; ``pairs_variant``: the Kendall
+    variant (``acc23``, ``23``, ``b``) by which the pairs permutation test compares two of its
+    values (:mod:`metaeval.stats.pairperm`; empty: it does not); ``note``, ``resampling_note``,
     ``signature``: what it adds to a row's note, to the note on its resamples, and to the
     statistics signature of a run.
     """
@@ -74,6 +76,7 @@ class StatisticSpec:
     pairwise: bool = False
     sys_from_segments: bool = False
     williams: bool = False
+    pairs_variant: str = ""
     note: Callable[[Settings], str] | None = None
     resampling_note: Callable[[Settings, str], str] | None = None
     signature: Callable[[Settings], dict[str, str]] | None = None
@@ -103,12 +106,14 @@ def segment_statistic(function: Callable[..., Correlation], **fixed: Any) -> Com
 
 def system_statistic(function: Callable[..., Correlation], **fixed: Any) -> Compute:
     """A system-level statistic ``function(metric, human, *, metric_direction, human_direction,
-    metric_samples, human_samples, ci)`` of two ``[n_sys]`` score vectors, as the registry calls it."""
+    metric_samples, human_samples, ci, draws)`` of two ``[n_sys]`` score vectors, as the registry
+    calls it (``draws``: the systems each resample draws, :mod:`metaeval.stats.resampling`)."""
 
     def compute(case: Case) -> Correlation:
         return function(
             case.sys_scores, case.human.sys, metric_direction=case.metric_direction, human_direction=case.human.direction,
-            metric_samples=case.metric_samples, human_samples=case.human_samples, ci=case.settings.ci, **fixed,
+            metric_samples=case.metric_samples, human_samples=case.human_samples, ci=case.settings.ci,
+            draws=case.system_draws, **fixed,
         )  # fmt: skip
 
     return compute
@@ -134,8 +139,9 @@ def _soft_pairwise_accuracy(case: Case) -> Correlation:
     assert case.seg_scores is not None and human.seg is not None
     return soft_pairwise_accuracy(
         case.seg_scores, human.seg, metric_direction=case.metric_direction, human_direction=human.direction,
-        signs=permutation_signs(human, s.permutations, s.permutation_seed), weights=case.weights, ci=s.ci,
-        cache=human.cache.setdefault(("spa", case.seg_scores.shape), {}),
+        signs=permutation_signs(human, s.permutations, s.permutation_seed),
+        weights=None if s.resample == "systems" else case.weights, ci=s.ci,
+        cache=human.cache.setdefault(("spa", case.seg_scores.shape), {}), draws=case.system_draws,
     )  # fmt: skip
 
 
@@ -160,6 +166,12 @@ def _spa_note(settings: Settings) -> str:
     return f"one-sided permutation p-values from segment scores, {settings.permutations} permutations (seed {settings.permutation_seed})"
 
 
+def _spa_resampling(settings: Settings, grouping: str) -> str:
+    if settings.resample == "systems":
+        return "; each system pair's permutation p-values of the full sample"
+    return "; resampled p-values by the normal approximation of the permutation test, re-centred on the permutation value"
+
+
 def _spa_signature(settings: Settings) -> dict[str, str]:
     return {"soft_pairwise_accuracy": f"{settings.permutations} permutations, seed {settings.permutation_seed}; "
             "bootstrap p-values by the normal approximation, re-centred on the permutation value"}  # fmt: skip
@@ -176,6 +188,7 @@ def _correlation(name: str, description: str, citation: str) -> StatisticSpec:
     return StatisticSpec(
         name, {"seg": segment_statistic(segment_correlation, method=name), "sys": system_statistic(system_correlation, method=name)},
         description, citation, GROUPINGS, "none", options=_AVERAGED, williams=name == "pearson", chance=permuted.correlation(name),
+        pairs_variant="b" if name == "kendall" else "",
     )  # fmt: skip
 
 
@@ -202,28 +215,31 @@ REGISTRY: dict[str, StatisticSpec] = {
         _correlation("pearson", "Pearson's r", "scipy.stats.pearsonr; mt-metrics-eval Pearson"),
         _correlation("spearman", "Spearman's rho (mid-ranks)", "scipy.stats.spearmanr; mt-metrics-eval Spearman"),
         _correlation("kendall", "Kendall's tau-b", "scipy.stats.kendalltau; mt-metrics-eval Kendall"),
-        _tie_aware("kendall_b", "tau-b from pair tallies", "mt-metrics-eval KendallVariants(variant='b')"),
+        _tie_aware("kendall_b", "tau-b from pair tallies", "mt-metrics-eval KendallVariants(variant='b')", pairs_variant="b"),
         _tie_aware("kendall_c", "Kendall's tau-c", "mt-metrics-eval KendallVariants(variant='c')",
                    compute={"sys": system_statistic(system_kendall_c)}),
         _tie_aware("kendall_23", "tau with ties counted, a pair tied by both correct", f"{_DTU}; mt-metrics-eval KendallVariants(variant='23')",
-                   reference=reference.tau_with_ties),
+                   reference=reference.tau_with_ties, pairs_variant="23"),
         _tie_aware("kendall_acc23", "pairwise accuracy with ties counted, a pair tied by both correct",
-                   f"{_DTU}; mt-metrics-eval KendallVariants(variant='acc23')", reference=reference.accuracy_with_ties),
+                   f"{_DTU}; mt-metrics-eval KendallVariants(variant='acc23')", reference=reference.accuracy_with_ties,
+                   pairs_variant="acc23"),
         _tie_aware(
             "acc_eq", "acc23 with tie calibration: metric differences up to epsilon count as ties, epsilon chosen to "
             "maximise the statistic (reported in epsilon)", f"{_DTU}; mt-metrics-eval KendallWithTiesOpt (WMT23)",
             default_grouping="item", reference=reference.accuracy_with_ties, options=(*_AVERAGED, "refit_epsilon"),
             resampling_note=_epsilon_resampling, signature=_epsilon_signature, chance_options=_calibrated_chance,
+            pairs_variant="acc23",
         ),
         _tie_aware(
             "tau_eq", "tau23 with tie calibration", f"{_DTU}; mt-metrics-eval KendallWithTiesOpt", default_grouping="item",
             reference=reference.tau_with_ties, options=(*_AVERAGED, "refit_epsilon"), resampling_note=_epsilon_resampling,
-            signature=_epsilon_signature, chance_options=_calibrated_chance,
+            signature=_epsilon_signature, chance_options=_calibrated_chance, pairs_variant="23",
         ),
         StatisticSpec(
             "pairwise_accuracy", {"sys": system_statistic(pairwise_accuracy)},
             "share of system pairs the metric orders as the humans, a pair tied on both sides agreeing",
             "Kocmi et al. 2021, To Ship or Not to Ship; mt-metrics-eval Agreement", reference=reference.system_pairwise_accuracy,
+            pairs_variant="acc23",
         ),
         StatisticSpec(
             "soft_pairwise_accuracy", {"sys": _soft_pairwise_accuracy},
@@ -231,9 +247,7 @@ REGISTRY: dict[str, StatisticSpec] = {
             "system pair, from segment scores",
             "Thompson et al. 2024 (WMT24); mt-metrics-eval PairwiseConfidenceError", reference=reference.soft_pairwise_accuracy,
             options=("permutations", "permutation_seed"), sys_from_segments=True, note=_spa_note, chance=permuted.soft_pairwise,
-            resampling_note=lambda settings, grouping: (
-                "; resampled p-values by the normal approximation of the permutation test, re-centred on the permutation value"
-            ), signature=_spa_signature,
+            resampling_note=_spa_resampling, signature=_spa_signature,
         ),
         StatisticSpec(
             "pdp", {"seg": segment_statistic(pairwise_difference_pearson), "sys": system_statistic(system_correlation, method="pearson")},
@@ -280,12 +294,18 @@ def check_statistic(spec: str) -> None:
         )
 
 
+#: Settings that change every statistic of one level (and no other).
+LEVEL_OPTIONS = {"resample": "sys"}
+
+
 def statistics_taking(option: str) -> list[str]:
     """The statistics whose value the setting ``option`` changes."""
+    if option in LEVEL_OPTIONS:
+        return [name for name, entry in REGISTRY.items() if LEVEL_OPTIONS[option] in entry.levels]
     return [name for name, entry in REGISTRY.items() if option in entry.options]
 
 
 __all__ = [
-    "DEFAULT_STATISTICS", "LEVELS", "REGISTRY", "STATISTICS", "Compute", "StatisticSpec", "check_statistic", "known_statistics",
+    "DEFAULT_STATISTICS", "LEVELS", "LEVEL_OPTIONS", "REGISTRY", "STATISTICS", "Compute", "StatisticSpec", "check_statistic", "known_statistics",
     "statistics_taking", "pairwise_statistic", "parse_statistic", "segment_statistic", "system_statistic",
 ]  # fmt: skip

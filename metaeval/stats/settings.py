@@ -21,6 +21,7 @@ from metaeval.stats.adjust import ADJUSTMENTS, FAMILIES
 from metaeval.stats.grouping import AVERAGES, GROUPINGS, UNDEFINED_POLICIES
 from metaeval.stats.pairwise import PAIR_GROUPS, TIE_POLICIES
 from metaeval.stats.registry import DEFAULT_STATISTICS, LEVELS, REGISTRY, STATISTICS, check_statistic, parse_statistic
+from metaeval.stats.resampling import RESAMPLINGS
 
 #: Upper bound of ``n_bootstrap``: resample indices are held in memory ([samples, segments]).
 MAX_BOOTSTRAP = 1_000_000
@@ -61,7 +62,9 @@ class Settings:
 
     ``statistics``: ``LEVEL:NAME[@GROUPING]`` specs (a bare name: every level where it
     exists); ``groupings``: segment-level groupings asked for, empty for each statistic's
-    default (:data:`~metaeval.stats.registry.REGISTRY`); ``levels``: the levels computed.
+    default (:data:`~metaeval.stats.registry.REGISTRY`); ``levels``: the levels computed;
+    ``resample``: what the bootstrap of system-level statistics resamples (segments, systems or
+    both; :mod:`metaeval.stats.resampling`).
     ``tie_policy``, ``threshold``, ``pair_groups``: how pairwise consistency counts pairs;
     ``average``/``undefined``: how every grouped statistic averages its groups (mt-metrics-eval
     ``macro``, ``replace_nans_with_zeros``); ``refit_epsilon``: re-fit the tie-calibration
@@ -80,6 +83,7 @@ class Settings:
     groupings: tuple[str, ...] = ()
     statistics: tuple[str, ...] = DEFAULT_STATISTICS
     levels: tuple[str, ...] = LEVELS
+    resample: str = defaults.RESAMPLE
     n_bootstrap: int = defaults.BOOTSTRAP
     seed: int = defaults.SEED
     ci: float = defaults.CI
@@ -105,6 +109,7 @@ class Settings:
             ("tie policy", (self.tie_policy,), TIE_POLICIES),
             ("grouping", self.groupings, GROUPINGS),
             ("level", self.levels, LEVELS),
+            ("resampling", (self.resample,), RESAMPLINGS),
             ("pair grouping", (self.pair_groups,), PAIR_GROUPS),
             ("averaging", (self.average,), AVERAGES),
             ("undefined policy", (self.undefined,), UNDEFINED_POLICIES),
@@ -179,6 +184,8 @@ class Settings:
             "adjust": self.adjust,
             "adjust_families": FAMILIES[self.adjust],
         }
+        if self.wanted("sys"):
+            out["system_resampling"] = self.resample
         for entry in REGISTRY.values():
             if entry.signature is not None:
                 out.update(entry.signature(self))
@@ -225,6 +232,9 @@ OPTIONS = (
            tuple(STATISTICS)),
     Option("groupings", "--grouping", "groupings", "list", "segment-level grouping (repeatable)", GROUPINGS),
     Option("levels", "--level", "levels", "list", "levels to evaluate (repeatable)", LEVELS),
+    Option("resample", "--resample", "resample", "choice",
+           "what the bootstrap of system-level statistics and their paired tests resamples: segments, systems, or both",
+           RESAMPLINGS),
     Option("tie_policy", "--tie-policy", "tie_policy", "choice", "metric ties in pairwise consistency", TIE_POLICIES),
     Option("threshold", "--threshold", "threshold", "number",
            "pairwise consistency skips pairs whose human difference is at most this (e.g. 25 DA points)"),

@@ -16,6 +16,9 @@ from metaeval.stats.result import Correlation
 
 #: differences of statistics (all within [-1, 1]) at most this far from 0 are rounding, not evidence
 ROUNDING = 1e-12
+#: Paired tests between two configurations: the paired bootstrap, PERM-BOTH over scores, Williams'
+#: test and the pairs permutation test (:mod:`metaeval.stats.paired`).
+COMPARE_METHODS = ("bootstrap", "permutation", "williams", "pairs-permutation")
 
 
 @dataclass(frozen=True)
@@ -146,4 +149,4 @@ def williams_test(r12: float, r13: float, r23: float, n: int, one_sided: bool = 
     return p if one_sided else min(1.0, 2 * p)
 
 
-__all__ = ["ROUNDING", "PairedTest", "paired_bootstrap_test", "paired_permutation_test", "significance_clusters", "williams_test"]
+__all__ = ["COMPARE_METHODS", "ROUNDING", "PairedTest", "paired_bootstrap_test", "paired_permutation_test", "significance_clusters", "williams_test"]

@@ -21,7 +21,7 @@ import numpy as np
 from metaeval.errors import UsageError
 from metaeval.stats.case import HumanSide
 from metaeval.stats.defaults import CI, PERMUTATIONS
-from metaeval.stats.resampling import percentile_ci
+from metaeval.stats.resampling import drawn, pair_weights, percentile_ci
 from metaeval.stats.result import Correlation, undefined
 from metaeval.stats.tallies import variant_values
 
@@ -30,16 +30,28 @@ def _upper(n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.triu_indices(n, 1)
 
 
-def _agreement(metric: np.ndarray, human: np.ndarray) -> np.ndarray:
-    """Pairwise accuracy of each row of ``metric``/``human`` ``[S, n_sys]``."""
+def _agreement(metric: np.ndarray, human: np.ndarray, draws: np.ndarray | None = None) -> np.ndarray:
+    """Pairwise accuracy of each row of ``metric``/``human`` ``[S, n_sys]``; with ``draws``
+    (systems resampled), over the pairs of drawn systems, two copies of one system not a pair."""
     i, j = _upper(metric.shape[-1])
     same = np.sign(metric[..., i] - metric[..., j]) == np.sign(human[..., i] - human[..., j])
-    return same.mean(axis=-1)
+    if draws is None:
+        return same.mean(axis=-1)
+    return _pair_mean(same.astype(float), draws)
+
+
+def _pair_mean(values: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """Mean of per-pair ``values`` ``[S, n_pairs]`` over the pairs of systems drawn in each
+    resample (NaN where every draw is one system)."""
+    weights = pair_weights(draws, draws.shape[1])
+    total = weights.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, (weights * values).sum(axis=1) / total, np.nan)
 
 
 def _system_statistic(
     label: str,
-    rows: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    rows: Callable[[np.ndarray, np.ndarray, np.ndarray | None], np.ndarray],
     metric: np.ndarray,
     human: np.ndarray,
     metric_direction: int,
@@ -47,12 +59,14 @@ def _system_statistic(
     metric_samples: np.ndarray | None,
     human_samples: np.ndarray | None,
     ci: float,
+    draws: np.ndarray | None = None,
     constant_metric: bool = False,
 ) -> Correlation:
-    """``rows`` (a statistic of each row pair ``[S, n_sys]``) on system scores, with the
-    checks every system-level pair statistic shares: two systems at least, no constant side
-    (every pair a tie; a constant metric is allowed with ``constant_metric``), bootstrap rows
-    from the resampled system scores (the human side fixed without ``human_samples``)."""
+    """``rows`` (a statistic of each row pair ``[S, n_sys]``, given the systems each row
+    draws or None) on system scores, with the checks every system-level pair statistic shares:
+    two systems at least, no constant side (every pair a tie; a constant metric is allowed with
+    ``constant_metric``), bootstrap rows from the resampled system scores (the human side fixed
+    without ``human_samples``) and ``draws``."""
     x, y = np.asarray(metric, float), np.asarray(human, float)
     if x.shape != y.shape or x.ndim != 1:
         raise UsageError(f"system score vectors differ: {x.shape} vs {y.shape}")
@@ -62,12 +76,12 @@ def _system_statistic(
     for side, v in (("metric", x), ("human", y)):
         if np.all(v == v[0]) and not (side == "metric" and constant_metric):
             return undefined(f"constant {side} scores over {x.size} systems: every pair is a tie", int(x.size))
-    result = Correlation(float(rows(x[None], y[None])[0]), n=int(x.size), counts={"pairs": x.size * (x.size - 1) // 2})
+    result = Correlation(float(rows(x[None], y[None], None)[0]), n=int(x.size), counts={"pairs": x.size * (x.size - 1) // 2})
     if metric_samples is None:
         return result
     xs = np.asarray(metric_samples, float) * metric_direction
     ys = np.broadcast_to(y, xs.shape) if human_samples is None else np.asarray(human_samples, float) * human_direction
-    samples = rows(xs, ys)
+    samples = rows(xs, ys, draws)
     low, high = percentile_ci(samples, ci)
     return Correlation(result.value, low, high, result.n, result.p_value, result.counts, None, samples)
 
@@ -81,6 +95,7 @@ def pairwise_accuracy(
     metric_samples: np.ndarray | None = None,
     human_samples: np.ndarray | None = None,
     ci: float = CI,
+    draws: np.ndarray | None = None,
 ) -> Correlation:
     """Pairwise accuracy between system scores ``[n_sys]`` (higher-better after directions);
     ``n`` is the number of systems, as for every system-level statistic. A constant metric ties
@@ -88,16 +103,21 @@ def pairwise_accuracy(
     their share of tied pairs, which is also its chance level.
 
     ``metric_samples``/``human_samples`` ``[n_samples, n_sys]`` are bootstrap system scores
-    (the human side stays fixed without samples).
+    (the human side stays fixed without samples); with ``draws`` (systems resampled) a sample
+    is the accuracy over the pairs of drawn systems, each pair of two systems counting as
+    often as its two systems were drawn together (``c_i c_j`` times) and two copies of one
+    system never forming a pair.
     """
     return _system_statistic(
         "pairwise accuracy", _agreement, metric, human, metric_direction, human_direction, metric_samples, human_samples, ci,
-        constant_metric=True,
+        draws, constant_metric=True,
     )  # fmt: skip
 
 
-def _kendall_c_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """tau-c of each row pair of ``x``, ``y`` ``[S, n]``."""
+def _kendall_c_rows(x: np.ndarray, y: np.ndarray, draws: np.ndarray | None = None) -> np.ndarray:
+    """tau-c of each row pair of ``x``, ``y`` ``[S, n]`` (over the drawn systems with ``draws``)."""
+    if draws is not None:
+        x, y = drawn(x, draws), drawn(y, draws)
     i, j = _upper(x.shape[-1])
     sx, sy = np.sign(x[:, i] - x[:, j]), np.sign(y[:, i] - y[:, j])
     t = np.stack([(sx * sy > 0).sum(1), (sx * sy < 0).sum(1), ((sx == 0) & (sy != 0)).sum(1),
@@ -120,12 +140,14 @@ def system_kendall_c(
     metric_samples: np.ndarray | None = None,
     human_samples: np.ndarray | None = None,
     ci: float = CI,
+    draws: np.ndarray | None = None,
 ) -> Correlation:
     """Kendall tau-c between system scores: ``2 (C - D) / (n^2 (k - 1) / k)``, k the fewer
-    distinct values of the two sides; undefined when either side ties everywhere."""
+    distinct values of the two sides; undefined when either side ties everywhere. With
+    ``draws`` a sample is tau-c over the drawn systems, copies included."""
     return _system_statistic(
         "system-level kendall_c", _kendall_c_rows, metric, human, metric_direction, human_direction,
-        metric_samples, human_samples, ci,
+        metric_samples, human_samples, ci, draws,
     )  # fmt: skip
 
 
@@ -199,6 +221,7 @@ def soft_pairwise_accuracy(
     weights: np.ndarray | None = None,
     ci: float = CI,
     cache: dict | None = None,
+    draws: np.ndarray | None = None,
 ) -> Correlation:
     """Soft pairwise accuracy from segment scores ``[n_sys, n_seg]`` (NaN = unjudged).
 
@@ -206,7 +229,10 @@ def soft_pairwise_accuracy(
     ``signs`` to every configuration makes their values comparable. ``weights``
     (``[n_samples, n_seg]``) give bootstrap samples, whose p-values use the normal
     approximation of the permutation distribution (a fresh Monte Carlo per resample would
-    cost a permutation test per sample).
+    cost a permutation test per sample). ``draws`` (``[n_samples, n_sys]``, systems resampled)
+    give samples averaged over the pairs of drawn systems (as :func:`pairwise_accuracy`):
+    each pair's full-sample value without ``weights``, its resampled one with them (segments
+    and systems resampled), re-centred pair by pair.
     """
     x = np.asarray(metric_seg, float) * metric_direction
     y = np.asarray(human_seg, float) * human_direction
@@ -227,22 +253,48 @@ def soft_pairwise_accuracy(
     value = 1.0 - float(np.mean(np.abs(p_human - p_metric)))
     result = Correlation(value, n=int(x.shape[0]), counts={"pairs": len(p_human), "permutations": len(signs)})
     samples = None
+    if draws is not None:
+        samples = _pair_mean(_resampled_pair_values(x, y, p_human, p_metric, weights, cache, len(draws)), draws)
+        low, high = percentile_ci(samples, ci)
+        return Correlation(value, low, high, result.n, math.nan, result.counts, None, samples)
     if weights is not None:
-        dy, dx = _pair_differences(y), _pair_differences(x)
-        w = np.asarray(weights, float)
-        ones = np.ones((1, x.shape[1]))
-        squared = _squared(cache, w)
-        if "normal" not in cache:
-            cache["normal"] = _normal_p_values(dy, w, squared), _normal_p_values(dy, ones)
-        human_w, human_1 = cache["normal"]
-        resampled = 1.0 - np.abs(human_w - _normal_p_values(dx, w, squared)).mean(axis=1)
-        full = 1.0 - float(np.abs(human_1 - _normal_p_values(dx, ones)).mean())
+        gaps, full_gaps = _normal_gaps(x, y, weights, cache)
+        resampled = 1.0 - gaps.mean(axis=1)
+        full = 1.0 - float(full_gaps.mean())
         # re-centred on the Monte Carlo value: the resamples carry the sampling spread of
         # the normal approximation, not its offset from the permutation estimate
         samples = resampled + (value - full)
         low, high = percentile_ci(samples, ci)
         result = Correlation(value, low, high, result.n, math.nan, result.counts, None, samples)
     return result
+
+
+def _resampled_pair_values(
+    x: np.ndarray, y: np.ndarray, p_human: np.ndarray, p_metric: np.ndarray, weights: np.ndarray | None, cache: dict,
+    n_samples: int,
+) -> np.ndarray:
+    """``1 - |p_human - p_metric|`` of each system pair in each resample ``[S, n_pairs]``: the
+    permutation value without ``weights``; with them, the normal approximation on the resampled
+    segments re-centred on each pair's permutation value."""
+    values = 1.0 - np.abs(p_human - p_metric)
+    if weights is None:
+        return np.broadcast_to(values, (n_samples, len(values)))
+    gaps, full_gaps = _normal_gaps(x, y, weights, cache)
+    return (1.0 - gaps) + (values - (1.0 - full_gaps[0]))
+
+
+def _normal_gaps(x: np.ndarray, y: np.ndarray, weights: np.ndarray, cache: dict) -> tuple[np.ndarray, np.ndarray]:
+    """``|p_human - p_metric|`` of each system pair by the normal approximation, on each segment
+    resample ``[S, n_pairs]`` and on the full sample ``[1, n_pairs]`` (the human side kept in
+    ``cache`` for every configuration)."""
+    dy, dx = _pair_differences(y), _pair_differences(x)
+    w = np.asarray(weights, float)
+    ones = np.ones((1, x.shape[1]))
+    squared = _squared(cache, w)
+    if "normal" not in cache:
+        cache["normal"] = _normal_p_values(dy, w, squared), _normal_p_values(dy, ones)
+    human_w, human_1 = cache["normal"]
+    return np.abs(human_w - _normal_p_values(dx, w, squared)), np.abs(human_1 - _normal_p_values(dx, ones))
 
 
 __all__ = ["pairwise_accuracy", "permutation_p_values", "permutation_signs", "soft_pairwise_accuracy", "swap_signs", "system_kendall_c"]

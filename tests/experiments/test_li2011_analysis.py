@@ -242,3 +242,31 @@ def test_analyses_in_worker_processes_come_back_in_dataset_order(monkeypatch):
     assert {int(r[0].pid[0]) for r in serial} == {os.getpid()}
     assert {int(r[0].pid[0]) for r in parallel} - {os.getpid()}  # computed in the forked workers
     assert li._SHARED == {}  # nothing of the study is kept after the analyses
+
+
+def test_the_forest_plot_has_one_panel_per_statistic_each_at_most_1600_px(tmp_path):
+    from pathlib import Path
+
+    from PIL import Image
+
+    committed = Path(li.DEFAULT_OUT)
+    tests = pd.read_csv(committed / "char_vs_word.tsv", sep="\t", keep_default_na=False)
+    shown = tests[tests.metric != "chrf"]
+    figure = li.forest_figure(tests)
+    # one panel per (level, statistic) that has a row besides chrF: seven on the committed rows
+    statistics = sorted(set(zip(shown.level, shown.statistic)))
+    assert len(figure.axes) == len(statistics) == 7
+    assert sorted(ax.get_title() for ax in figure.axes) == sorted(
+        f"{'system' if level == 'sys' else 'segment'} {statistic}" for level, statistic in statistics)
+    # every row of a panel is a comparison of that statistic: the panel's labels are its rows
+    for ax in figure.axes:
+        level, statistic = ("sys" if ax.get_title().startswith("system") else "seg"), ax.get_title().split(" ", 1)[1]
+        assert len(ax.get_yticks()) == ((shown.level == level) & (shown.statistic == statistic)).sum()
+        height = ax.get_window_extent().height * li.FOREST_DPI / figure.dpi
+        assert 100 < height <= li.FOREST_PANEL_MAX_PX, (ax.get_title(), height)
+    # the committed image is this figure: two columns of panels, far shorter than one column of every row
+    width, height = Image.open(committed / "forest.png").size
+    assert (width, height) == tuple(round(v * li.FOREST_DPI) for v in figure.get_size_inches())
+    assert height < 0.16 * len(shown) * li.FOREST_DPI
+    li.forest_plot(tests, tmp_path / "forest.png")
+    assert Image.open(tmp_path / "forest.png").size == (width, height)

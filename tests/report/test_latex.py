@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from metaeval.report.latex import latex_table, tex_escape
@@ -22,7 +24,9 @@ def test_leaderboard_latex_has_a_table_per_section_and_bold_best() -> None:
     })  # fmt: skip
     text = render(results, {"seed": 1}, "latex", layout="table")
     assert text.startswith("% metaeval leaderboard: d\n% seed: 1\n")
-    assert text.count(r"\begin{table}") == 1 and r"\toprule" in text and r"\bottomrule" in text
+    # the answer's table, then one table per section
+    assert text.count(r"\begin{table}") == 2 and r"\toprule" in text and r"\bottomrule" in text
+    assert text.index(r"\caption{Answer: character level") < text.index(r"\caption{d, kind=esa")
     assert r"\textbf{0.500}" in text and r"\textbf{0.350}" in text and "acc\\_eq" in text
     ranked = render(results, None, "latex", layout="ranked")
     assert "epsilon" in ranked and "0.01" in ranked
@@ -31,3 +35,17 @@ def test_leaderboard_latex_has_a_table_per_section_and_bold_best() -> None:
 def test_any_frame_as_latex() -> None:
     text = latex_table(pd.DataFrame({"config": ["bleu+char"], "p_value": [0.000128]}), caption="Williams")
     assert r"bleu+char & 0.0001 \\" in text and r"\caption{Williams}" in text
+
+
+def test_latex_opens_with_the_verdict_and_answer_and_captions_only_name_tables() -> None:
+    results = pd.DataFrame({
+        "dataset": ["d"] * 4, "metric": ["bleu", "bleu", "nist", "nist"], "segmenter": ["char", "jieba"] * 2,
+        "judgment_kind": ["esa"] * 4, "level": ["seg"] * 4, "statistic": ["consistency"] * 4, "grouping": ["segment"] * 4,
+        "value": [0.5, 0.4, 0.3, 0.35], "ci_low": [0.45, 0.35, 0.25, 0.3], "ci_high": [0.55, 0.45, 0.35, 0.4],
+    })  # fmt: skip
+    text = render(results, {"seed": 1}, "latex", layout="table")
+    assert text.index(r"\paragraph{Verdict.}") < text.index(r"\begin{table}")
+    assert "Segment level (esa)" in text
+    captions = re.findall(r"\\caption\{([^}]*)\}", text)
+    assert len(captions) == 2 and all("Bold:" not in c and "delta =" not in c for c in captions)
+    assert r"\par\footnotesize Bold: best in column" in text and r"\item[consistency]" in text

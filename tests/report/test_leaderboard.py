@@ -180,7 +180,8 @@ def test_signature_one_line_last_full_in_json_and_html_and_omitted_on_request(re
         assert out.index("Answer") < out.index("signature: "), fmt
         assert "jieba-0.42.1|dict:default|hmm:yes" not in out, fmt  # the full signature is not on screen
     html = render(results, signature, "html")
-    assert html.index("Answer") < html.index("<details>") and html.index("</details>") > html.rindex("</section>")
+    # the signature is the last section of the page
+    assert html.index("Answer") < html.index("<details>") and html.rindex("<section") < html.index("<details>")
     assert "jieba-0.42.1|dict:default|hmm:yes" in html[html.index("<details>"):]
     assert json.loads(render(results, signature, "json"))["signature"]["segmenters"]["jieba"].endswith("hmm:yes")
     for fmt in FORMATS:
@@ -369,3 +370,30 @@ def test_the_answer_footnote_names_the_family_and_the_method():
     assert "not adjusted (p adjusted = p)" in md and "the word-level segmenter is the one best on the full sample" in md
     header = md_tables(md)[0][0]
     assert header[7:9] == ["p", "p adjusted"]
+
+
+def test_markdown_has_no_html_entities_yet_no_live_html():
+    """A Markdown page reads as written (``p <= 0.05``, not ``p &lt;= 0.05``), and every ``<``
+    that would open a tag is backslash-escaped, so ``<script>`` shows as text."""
+    results, signature = hostile_results()
+    page = render(results, signature, "markdown")
+    assert "&lt;" not in page and "&gt;" not in page and "&amp;" not in page
+    assert "adjusted p <= 0.05" in page
+    assert re.search(r"(?<!\\)<[A-Za-z/!?]", page) is None and r"\<script>alert(1)\</script>" in page
+
+
+def test_leaderboard_of_a_folders_results_tsv_shows_the_answer_beside_it(tmp_path, capsys):
+    """A study's (or run --out's) results.tsv: the leaderboard takes the intervals and p-values of
+    the answer.tsv beside it instead of leaving them empty."""
+    from metaeval.cli import main
+    from tests.report.test_verdict import answer_row
+
+    results = pd.DataFrame(toy_rows())
+    (tmp_path / "results.tsv").write_text(render(results, None, "tsv"), encoding="utf-8")
+    answer = pd.DataFrame([answer_row(dataset="toy-zh", judgment_kind="rank", statistic="consistency", grouping="none",
+                                      tie_policy="exclude", p_value=0.012, p_adjusted=0.024, delta_ci_low=0.031)])  # fmt: skip
+    answer.to_csv(tmp_path / "answer.tsv", sep="\t", index=False)
+    assert main(["leaderboard", str(tmp_path / "results.tsv")]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("rank ") and "consistency" in line)
+    assert "[+0.031, +0.150]" in row and "0.012" in row and "0.024" in row and "2:0" in row

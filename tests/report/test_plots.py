@@ -38,3 +38,28 @@ def test_length_mismatch_is_usage_error(tmp_path):
     with pytest.raises(UsageError, match="series 'b' has 2 values, xs has 3"):
         plots.line([1, 2, 3], {"a": [1, 2, 3], "b": [1, 2]}, tmp_path / "y.png")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_curve_lines_join_one_family_each_with_its_marker(tmp_path):
+    x = [0.36, 1.0, 1.1, 1.4, 1.6, 1.8]
+    families = ["bytes", "characters", "subwords", "subwords", "words", "words"]
+    y = [0.50, 0.55, 0.54, 0.53, 0.52, 0.51]
+    series = {"bleu": (x, y, y, y, families), "gtm": (x[::-1], y[::-1], y[::-1], y[::-1], families[::-1])}  # any order
+    figure = plots.curve_figure([("seg pearson", series)], xlabel="chars/token")
+    (axes,) = figure.axes
+    drawn = [line for line in axes.lines if len(line.get_xdata())]
+    # four lines per metric, one per family: never a line from one family to another
+    assert len(drawn) == 8
+    by_marker = {}
+    for line in drawn:
+        by_marker.setdefault(line.get_marker(), []).append(sorted(line.get_xdata()))
+    assert by_marker == {"s": [[0.36]] * 2, "o": [[1.0]] * 2, "^": [[1.1, 1.4]] * 2, "D": [[1.6, 1.8]] * 2}
+    # word segmenters are separate tools: their points are not joined
+    assert all((line.get_linewidth() == 0) == (line.get_marker() == "D") for line in drawn)
+    # the legend names the metrics and the families
+    assert [t.get_text() for t in axes.get_legend().get_texts()] == ["bleu", "gtm", "bytes", "characters", "subwords", "words"]
+    # without families a series is one line, as before
+    plain = plots.curve_figure([("p", {"bleu": (x, y, y, y)})])
+    assert len(plain.axes[0].lines) == 1 and list(plain.axes[0].lines[0].get_xdata()) == sorted(x)
+    path = plots.curve_panels([("seg pearson", series)], tmp_path / "c.png")
+    assert path.read_bytes() == plots.curve_panels([("seg pearson", series)], tmp_path / "c.png", overwrite=True).read_bytes()

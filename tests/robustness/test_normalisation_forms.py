@@ -73,3 +73,10 @@ def test_detection_by_pair_of_files():
     found = {(d.system, d.reference): (d.count, d.first_seg) for d in form_only_differences(corpus)}
     # REF[3] "ﬁle在这里。" against "file不在这里。" differs in content too: not counted
     assert found == {("forms", "A"): (2, "1"), ("same", "B"): (2, "1")}
+
+
+def test_form_only_differences_of_several_files_are_one_warning_line_per_run(tmp_path):
+    corpus = corpus_with(tmp_path / "c", {"forms": FORMS, "again": FORMS, "same": REF})
+    (line,) = warnings_of(metaeval("score", corpus, "-s", "char", "-s", "cjk-char", "-m", "chrf", "-q", "-l", "sys"))
+    assert str(corpus / "systems" / "forms.zh") in line and str(corpus / "systems" / "again.zh") in line
+    assert line.count("segmenters without nfkc=true") == 1  # the advice once
