@@ -17,10 +17,12 @@ import pytest
 
 from tests.test_study import OUTPUTS, REPO, metaeval, slice_corpus
 from tests.robustness._helpers import WMT24_ZH, write
+from tests.timing import communicate, popen, scaled, slowdown
 
 distributed = pytest.importorskip("distributed", reason="pip install 'metaeval[test]' installs distributed")
 
-#: Seconds to wait for the cluster to start, and for the study.
+#: Seconds to wait for the cluster to start, and for the study, on an idle machine (scaled by this
+#: machine's slowdown, :mod:`tests.timing`, like every wait here).
 START_TIMEOUT = 120
 STUDY_TIMEOUT = 600
 
@@ -47,19 +49,21 @@ def _dask(*argv: str, log: Path) -> subprocess.Popen:
     this metaeval), its output to ``log``."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
     with open(log, "wb") as out:
-        return subprocess.Popen([sys.executable, "-m", "dask", *argv], stdout=out, stderr=subprocess.STDOUT, env=env,
-                                cwd=REPO, start_new_session=True)  # fmt: skip
+        return popen([sys.executable, "-m", "dask", *argv], stdout=out, stderr=subprocess.STDOUT, env=env, cwd=REPO,
+                     start_new_session=True)  # fmt: skip
 
 
 def _wait(condition, timeout: float, what: str, logs: list[Path]):  # noqa: ANN001, ANN202
-    deadline = time.monotonic() + timeout
+    limit = scaled(timeout)
+    deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         found = condition()
         if found:
             return found
         time.sleep(0.02)
     tails = "\n".join(f"--- {log.name}\n{log.read_text(errors='replace')[-2000:]}" for log in logs if log.exists())
-    raise AssertionError(f"timed out waiting for {what}\n{tails}")
+    raise AssertionError(f"timed out after {limit:.0f} s waiting for {what} ({timeout:g} s on an idle machine x {slowdown():.1f}, "
+                         f"this machine's slowdown)\n{tails}")
 
 
 @pytest.mark.skipif(not WMT24_ZH.is_dir(), reason="shared data folder not found (set METAEVAL_SHARED)")
@@ -85,17 +89,18 @@ def test_a_study_survives_a_killed_worker_and_gives_the_local_bytes(tmp_path):
             workers[f"w{i}"] = _dask("worker", address, "--name", f"w{i}", "--nthreads", "1", "--no-nanny", "--host",
                                      "127.0.0.1", "--no-dashboard", "--memory-limit", "0", log=logs[1 + i])  # fmt: skip
             processes.append(workers[f"w{i}"])
-        with distributed.Client(address, timeout="60s") as client:
-            client.wait_for_workers(2, timeout=START_TIMEOUT)
+        with distributed.Client(address, timeout=f"{scaled(60):.0f}s") as client:
+            client.wait_for_workers(2, timeout=scaled(START_TIMEOUT))
             env = dict(os.environ, PYTHONPATH=str(REPO))
-            study = subprocess.Popen([sys.executable, "-m", "metaeval", "study", str(spec), "--out", str(root / "cluster"),
-                                      "--scheduler", address, "-q"], cwd=REPO, env=env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)  # fmt: skip
+            study = popen([sys.executable, "-m", "metaeval", "study", spec, "--out", root / "cluster", "--scheduler", address, "-q"],
+                          cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
             processes.append(study)
             names = {addr: info["name"] for addr, info in client.scheduler_info()["workers"].items()}
 
             def busy() -> tuple[str, list[str]] | None:
                 """A worker computing a bootstrap block (by then it has segmented and scored too)."""
+                if study.poll() is not None:
+                    raise AssertionError(f"the study ended (exit {study.returncode}) before a worker was seen computing a bootstrap block")
                 for addr, keys in client.processing().items():
                     running = [str(k) for k in keys]
                     if any(k.startswith("_items_task") for k in running) and names.get(addr) in workers:
@@ -104,15 +109,15 @@ def test_a_study_survives_a_killed_worker_and_gives_the_local_bytes(tmp_path):
 
             victim, running = _wait(busy, STUDY_TIMEOUT, "a bootstrap task on a worker", logs)
             workers[victim].send_signal(signal.SIGKILL)
-            workers[victim].wait(timeout=30)
-            out, err = study.communicate(timeout=STUDY_TIMEOUT)
+            workers[victim].wait(timeout=scaled(30))
+            out, err = communicate(study, timeout=STUDY_TIMEOUT)
             survivors = [info["name"] for info in client.scheduler_info()["workers"].values()]
             prefixes = set(client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.task_prefixes)))
     finally:
         for process in processes:
             if process.poll() is None:
                 process.kill()
-                process.wait(timeout=30)
+                process.wait(timeout=scaled(30))
     assert study.returncode == 0, err
     assert running and survivors == [name for name in workers if name != victim]
     # the study's work went to the cluster: segmentation, scoring and bootstrap tasks

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import subprocess
 import sys
 from pathlib import Path
 
@@ -22,6 +21,7 @@ import pandas as pd
 import pytest
 
 from tests.golden_util import GOLDEN, SHARED
+from tests.timing import run
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = REPO / "docs" / "coming-from-sacrebleu-and-mt-metrics-eval.md"
@@ -67,7 +67,7 @@ def run_example(name: str, tmp_path: Path) -> str:
         script = tmp_path / f"{name}.py"
         script.write_text(code, encoding="utf-8")
         argv = [sys.executable, str(script)]
-    done = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    done = run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

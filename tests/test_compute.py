@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from typing import NoReturn
 
@@ -12,6 +11,7 @@ from threadpoolctl import threadpool_info, threadpool_limits
 
 from metaeval.compute import local_jobs, process_pool, workers
 from metaeval.errors import MissingDependencyError, UsageError
+from tests.timing import run
 
 
 def test_jobs_zero_is_one_per_cpu_and_negative_is_refused(monkeypatch):
@@ -41,7 +41,7 @@ def test_a_worker_leaves_ctrl_c_to_its_parent_and_dies_with_it():
         "print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN, signal.getsignal(signal.SIGTERM) is signal.SIG_DFL,"
         " sig.value == signal.SIGTERM)\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    done = run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "True", "True"]
 

@@ -1,6 +1,5 @@
 """Document-level meta-evaluation on hand-computed cases."""
 
-import subprocess
 import sys
 
 import numpy as np
@@ -12,6 +11,7 @@ from metaeval.corpora.model import Judgments
 from metaeval.doclevel import document_config, document_judgments, evaluate_documents
 from metaeval.errors import UsageError
 from metaeval.scoretable import ConfigScores
+from tests.timing import run
 
 SYSTEMS = ["a", "b", "c"]
 SEGS = ["1", "2", "3", "4", "5"]
@@ -83,7 +83,7 @@ def test_run_doc_level_without_documents_is_one_error_line(tmp_path):
         "seg_id\tsystem\tjudge\tkind\tvalue\n1\tx\tj\tda\t80\n1\ty\tj\tda\t20\n2\tx\tj\tda\t30\n2\ty\tj\tda\t90\n",
         encoding="utf-8",
     )
-    done = subprocess.run(
+    done = run(
         [sys.executable, "-m", "metaeval", "run", str(corpus), "-s", "char", "-m", "bleu", "--bootstrap", "0", "--doc-level", "-q"],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip

@@ -12,10 +12,16 @@ import json
 import os
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: tomli, a dependency there
+    import tomli as tomllib
+
+from tests.timing import run
 
 REPO = Path(__file__).resolve().parents[1]
 #: Repository folder of each installed package root.
@@ -54,7 +60,7 @@ def test_the_installed_package_imports_each_file_from_its_one_path(tmp_path):
         " metaeval.segmenters.jieba_adapter)}, 'generic': [n for n in ('segmenters', 'corpora') if importlib.util.find_spec(n)]}))\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    done = run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     found = json.loads(done.stdout)
     files = {name: Path(path).resolve() for name, path in found["files"].items()}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from tests.test_cli import small_corpus
+from tests.timing import run
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -19,7 +19,7 @@ def _python(code: str, *paths: Path, repo: Path = REPO) -> dict:
     """Run ``code`` in a fresh interpreter (numba not yet imported) that imports metaeval from
     ``repo``; it prints one JSON line."""
     env_path = ":".join(str(p) for p in (repo, *paths))
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=repo,
+    proc = run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=repo,
                           env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"}, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -150,8 +150,7 @@ def test_without_a_writable_cache_place_kernels_compile_in_memory_and_nothing_go
     """
     env = {"PYTHONPATH": str(copy), "PATH": "/usr/bin:/bin", "HOME": str(home)}
     env.update({k: v for k, v in os.environ.items() if k.startswith("NUMBA_") and k != "NUMBA_CACHE_DIR"})
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=tmp_path,
-                          env=env, timeout=300)
+    proc = run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     found = json.loads(proc.stdout.strip().splitlines()[-1])

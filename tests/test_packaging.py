@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import json
 import os
+import site
 import subprocess
 import sys
-import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: tomli, a dependency there
+    import tomli as tomllib
+
 from tests.test_cli import small_corpus
+from tests.timing import run
 
 REPO = Path(__file__).resolve().parents[1]
 SUBPACKAGES = ("metaeval", "metaeval/segmenters", "metaeval/corpora", "metaeval/metrics", "metaeval/report")
@@ -33,7 +39,7 @@ def test_the_distribution_declares_one_import_name_and_ships_the_typing_markers(
 
 
 def _tool(module: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=REPO, capture_output=True, text=True, timeout=600)
+    return run([sys.executable, "-m", module, *args], cwd=REPO, capture_output=True, text=True, timeout=600)
 
 
 def test_ruff_runs_clean_with_the_project_configuration():
@@ -44,7 +50,7 @@ def test_ruff_runs_clean_with_the_project_configuration():
 def test_mypy_runs_clean_with_the_project_configuration():
     """``[tool.mypy]`` in pyproject.toml checks the installed package (metaeval with its subpackages),
     laid out as installed by tools/typecheck.py."""
-    done = subprocess.run([sys.executable, str(REPO / "tools" / "typecheck.py")], cwd=REPO, capture_output=True, text=True, timeout=600)
+    done = run([sys.executable, REPO / "tools" / "typecheck.py"], cwd=REPO, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "Success: no issues found" in done.stdout
 
@@ -52,7 +58,7 @@ def test_mypy_runs_clean_with_the_project_configuration():
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    done = subprocess.run(
+    done = run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet", "-w", str(out), str(REPO)],
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
@@ -72,38 +78,66 @@ def test_the_wheel_holds_metaeval_alone_with_its_subpackages_and_markers(wheel):
     assert "metaeval/segmenters/jieba_adapter.py" in names and "metaeval/corpora/folder.py" in names
 
 
-def test_the_wheel_installed_in_a_fresh_environment_runs_a_study(wheel, tmp_path):
-    """The wheel in a new virtual environment (dependencies from this interpreter's site-packages)
-    imports from its own site-packages, installs no generic top-level name, and runs ``metaeval run``."""
-    env_dir = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(env_dir)], check=True, timeout=300)
+def running_site_packages() -> list[str]:
+    """The folders pip installs into for the interpreter running the tests: a virtual environment's
+    own site-packages (and its base interpreter's, when it sees them), or the machine Python's; the
+    user's site-packages where Python reads it."""
+    folders = list(site.getsitepackages())
+    if site.ENABLE_USER_SITE:
+        folders.append(site.getusersitepackages())
+    return [folder for folder in dict.fromkeys(folders) if Path(folder).is_dir()]
+
+
+def new_environment_beside_this_one(env_dir: Path) -> Path:
+    """A new virtual environment that sees this environment's installed packages after its own.
+
+    ``venv --system-site-packages`` would show the *base* interpreter's site-packages, which inside
+    a virtual environment lacks what was installed into it. Instead a ``.pth`` file lists the running
+    environment's site-packages folders: they are appended to ``sys.path`` as they are, so the ``.pth``
+    files inside them (an editable install of this checkout among them) are not run. pip, too, comes
+    from there. Returns the environment's interpreter."""
+    run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True, timeout=300)
     python = env_dir / "bin" / "python"
-    done = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", str(wheel)],
-                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    purelib = run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], check=True, capture_output=True,
+                  text=True, timeout=120).stdout.strip()  # fmt: skip
+    (Path(purelib) / "running-environment.pth").write_text("\n".join(running_site_packages()) + "\n", encoding="utf-8")
+    return python
+
+
+def test_the_wheel_installed_in_a_fresh_environment_runs_a_study(wheel, tmp_path):
+    """The wheel in a new virtual environment (dependencies from the running environment's
+    site-packages) imports metaeval and its subpackages from its own site-packages, installs no
+    generic top-level name, and runs ``metaeval run`` to the checkout's numbers."""
+    env_dir = tmp_path / "venv"
+    python = new_environment_beside_this_one(env_dir)
+    done = run([python, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", "--disable-pip-version-check", wheel],
+               capture_output=True, text=True, timeout=600)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     away = tmp_path / "elsewhere"  # not the checkout, so nothing is imported from it
     away.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     probe = (
-        "import importlib.util, json, metaeval, metaeval.segmenters, metaeval.corpora\n"
+        "import importlib.util, json, metaeval, metaeval.segmenters, metaeval.corpora, pandas\n"
         "print(json.dumps({'files': [metaeval.__file__, metaeval.segmenters.__file__, metaeval.corpora.__file__],"
+        " 'pandas': pandas.__file__,"
         " 'generic': [n for n in ('segmenters', 'corpora') if importlib.util.find_spec(n) is not None]}))\n"
     )
-    done = subprocess.run([str(python), "-c", probe], cwd=away, env=env, capture_output=True, text=True, timeout=120)
+    done = run([python, "-c", probe], cwd=away, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
     found = json.loads(done.stdout)
-    site = str(env_dir.resolve())
-    assert all(str(Path(f).resolve()).startswith(site) for f in found["files"]), found
+    site_dir = str(env_dir.resolve())
+    assert all(str(Path(f).resolve()).startswith(site_dir) for f in found["files"]), found
+    assert any(Path(found["pandas"]).resolve().is_relative_to(Path(folder).resolve()) for folder in running_site_packages()), found
     assert found["generic"] == []
 
     corpus = small_corpus(tmp_path, n=15, systems=("Aya23", "GPT-4", "ONLINE-B"))
     argv = ["run", str(corpus), "-s", "char", "-s", "jieba", "-m", "bleu", "-m", "chrf", "--bootstrap", "0", "--format", "json", "-q"]
-    done = subprocess.run([str(env_dir / "bin" / "metaeval"), *argv], cwd=away, env=env, capture_output=True, text=True, timeout=600)
+    done = run([env_dir / "bin" / "metaeval", *argv], cwd=away, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     installed = json.loads(done.stdout)
     assert {row["segmenter"] for row in installed["rows"]} == {"char", "jieba"}
     assert {row["metric"] for row in installed["rows"]} == {"bleu", "chrf"}
     # the same numbers as the checkout's own code
-    here = subprocess.run([sys.executable, "-m", "metaeval", *argv], cwd=REPO, capture_output=True, text=True, timeout=600)
+    here = run([sys.executable, "-m", "metaeval", *argv], cwd=REPO, capture_output=True, text=True, timeout=600)
     assert here.returncode == 0, here.stderr[-3000:]
     assert installed["rows"] == json.loads(here.stdout)["rows"]

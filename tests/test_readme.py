@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 from metaeval import corpora
-from metaeval import segmenters
 from metaeval.stats.registry import REGISTRY, STATISTICS, StatisticSpec, statistics_taking
 from metaeval.stats.settings import OPTIONS, Option
 from metaeval.metrics import available_metrics
+from tests.segmenters._plugins import project_segmenters
+from tests.timing import run
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -35,8 +35,8 @@ def test_bring_your_own_data_example_runs_as_printed(tmp_path):
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m metaeval "$@"\n')
     shim.chmod(0o755)
     env = dict(os.environ, PATH=f"{shim.parent}{os.pathsep}{os.environ['PATH']}", PYTHONPATH=str(REPO))
-    done = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=600)  # fmt: skip
+    done = run(["bash", "-euo", "pipefail", "-c", block], cwd=tmp_path, env=env, capture_output=True,
+               text=True, timeout=600)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0].startswith("metaeval leaderboard")
     assert "Answer: character level" in done.stdout and done.stderr == ""
@@ -50,7 +50,7 @@ def test_reference_page_names_every_format_statistic_segmenter_and_metric():
     wanted = {
         "format": list(corpora.FORMATS),
         "statistic": list(STATISTICS),
-        "segmenter": segmenters.available(),
+        "segmenter": project_segmenters(),  # a plug-in installed here is documented by its own distribution
         "metric": list(available_metrics()),
     }
     missing = {kind: [n for n in names if n not in documented] for kind, names in wanted.items()}

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from tests.robustness._helpers import INTERRUPTED, WMT24_ZH, lines, make_corpus, write
+from tests.timing import communicate, popen, run, scaled, within
 
 REPO = Path(__file__).resolve().parents[1]
 SYSTEMS = ("GPT-4", "Aya23", "IKUN", "ONLINE-B")
@@ -28,8 +29,7 @@ OUTPUTS = ("results.tsv", "answer.tsv", "study.json")
 
 def metaeval(*argv: "str | Path", cwd: Path = REPO) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "metaeval", *map(str, argv)], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=600)  # fmt: skip
+    return run([sys.executable, "-m", "metaeval", *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
 def one_error_line(done: subprocess.CompletedProcess, code: int, *fragments: str) -> str:
@@ -187,14 +187,16 @@ def test_interrupted_study_resumes_to_the_bytes_of_an_uninterrupted_one(tmp_path
     assert fresh.returncode == 0, fresh.stderr
 
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    process = subprocess.Popen([sys.executable, "-m", "metaeval", "study", str(tmp_path / "resumed" / "study.toml"), "--jobs", "1"],
-                               cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    process = popen([sys.executable, "-m", "metaeval", "study", str(tmp_path / "resumed" / "study.toml"), "--jobs", "1"],
+                    cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     items = tmp_path / "resumed" / "out" / "store" / "items"
-    deadline = time.monotonic() + 300
+    deadline = time.monotonic() + scaled(300)
     while not (items.is_dir() and any(items.rglob("*.npz"))) and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
     process.send_signal(signal.SIGTERM)  # the first dataset's correlations are stored; two datasets remain
-    out, err = process.communicate(timeout=120)
+    sent = time.monotonic()
+    out, err = communicate(process, timeout=120)
+    within(time.monotonic() - sent, 10, "stopping the study after SIGTERM")  # 1.1 to 2.3 s measured, with coverage
     assert process.returncode in INTERRUPTED, err
     assert "interrupted" in err and out == ""
     assert not any((tmp_path / "resumed" / "out" / name).exists() for name in OUTPUTS)  # no output before the end
@@ -264,6 +266,19 @@ def test_dataset_paths_resolve_against_the_data_folder(tmp_path, monkeypatch):
     assert load_spec(spec, data=tmp_path / "given").datasets[0].folder == tmp_path / "given" / "x" / "y"
     local = write(tmp_path / "spec" / "local.toml", '[study]\nout = "o"\n\n[[dataset]]\npath = "x/y"\n')
     assert load_spec(local).datasets[0].folder == (tmp_path / "spec" / "x" / "y").resolve()
+
+
+def test_reading_a_spec_without_check_builds_no_segmenter_or_metric(tmp_path):
+    """``load_spec(check=False)`` reads the keys and their types only; the names are checked
+    (segmenters and metrics built) by default."""
+    from metaeval.errors import UsageError
+    from metaeval.studyspec import load_spec
+
+    text = '[study]\nout = "o"\nsegmenters = ["no-such-segmenter"]\nmetrics = ["bleu"]\nsample_rate = 1.0\n\n[[dataset]]\npath = "d"\n'
+    spec = write(tmp_path / "study.toml", text)
+    assert load_spec(spec, check=False).choices["segmenters"] == ("no-such-segmenter",)
+    with pytest.raises(UsageError, match="no-such-segmenter"):
+        load_spec(spec)
 
 
 def test_default_in_statistics_stands_for_the_default_statistics():

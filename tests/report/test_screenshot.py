@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import shutil
 import struct
-import subprocess
 import tempfile
 
 import pytest
 
 from metaeval.report import render
+from tests.timing import run
 
 BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
 
@@ -21,7 +21,7 @@ def test_headless_screenshot_of_the_html_page(tmp_path, results, signature):
     page.write_text(render(results, signature, "html", layout="ranked"), encoding="utf-8")
     shot = tmp_path / "board.png"
     profile = tempfile.mkdtemp(dir=tmp_path)
-    done = subprocess.run(
+    done = run(
         [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
          f"--screenshot={shot}", "--window-size=1200,1600", page.as_uri()],
@@ -73,7 +73,7 @@ def test_the_page_fits_1280_pixels_and_has_a_table_of_contents(tmp_path):
     )
     (tmp_path / "board.html").write_text(page.replace("</body>", probe + "</body>"), encoding="utf-8")
     profile = tempfile.mkdtemp(dir=tmp_path)
-    done = subprocess.run(
+    done = run(
         [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
          "--window-size=1280,1000", "--dump-dom", (tmp_path / "board.html").as_uri()],

@@ -18,6 +18,7 @@ from metaeval.corpora.model import Judgments
 from metaeval.report.systems import render_board
 from metaeval.scoretable import ConfigScores
 from metaeval.systemrank.board import build_board
+from tests.timing import run
 
 BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
 SYSTEMS = ["GPT-4", "Unbabel-Tower70B", "Claude-3.5", "ONLINE-B", "CommandR-plus", "Gemini-1.5-Pro", "IOL-Research",
@@ -55,7 +56,7 @@ def board():
 
 def chromium(page, *options: str) -> subprocess.CompletedProcess:
     profile = tempfile.mkdtemp(dir=page.parent)
-    return subprocess.run(
+    return run(
         [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--hide-scrollbars",
          "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
          f"--window-size={WIDTH},1600", *options, page.as_uri()],

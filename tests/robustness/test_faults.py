@@ -21,16 +21,19 @@ from pathlib import Path
 
 import pytest
 
+from tests.timing import run
+
 from ._helpers import FAST, REPO, Result, assert_error, leftovers, make_corpus, write
 
+#: seconds a command may take on an idle machine (scaled by this one's slowdown, :mod:`tests.timing`)
 TIMEOUT = 120
 
 
 def metaeval(*argv: "str | Path", stdin: "bytes | None" = None, env: "dict | None" = None,
              preexec=None) -> Result:  # noqa: ANN001
     """Run ``python -m metaeval`` from the repository root in a real process."""
-    done = subprocess.run(
-        [sys.executable, "-m", "metaeval", *map(str, argv)], cwd=REPO, input=stdin, capture_output=True,
+    done = run(
+        [sys.executable, "-m", "metaeval", *argv], cwd=REPO, input=stdin, capture_output=True,
         timeout=TIMEOUT, env={**os.environ, "PYTHONWARNINGS": "ignore", **(env or {})}, preexec_fn=preexec,
     )  # fmt: skip
     return Result(done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace"))

@@ -4,7 +4,6 @@ words of the interface in use: ``--judgments-format`` on the command line,
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 import metaeval
 from metaeval import corpora
 from metaeval.errors import DataError
+from tests.timing import run
 
 from ._helpers import REPO, Result, assert_error, write
 
@@ -20,7 +20,7 @@ UNKNOWN = "when\twho\thow\n1\ta\tb\n"
 
 def test_run_names_the_cli_flag(corpus, tmp_path):
     bad = write(tmp_path / "odd.tsv", UNKNOWN)
-    done = subprocess.run([sys.executable, "-m", "metaeval", "run", str(corpus), "--judgments", str(bad), "-q"],
+    done = run([sys.executable, "-m", "metaeval", "run", str(corpus), "--judgments", str(bad), "-q"],
                           capture_output=True, text=True, cwd=REPO, timeout=300)
     err = assert_error(Result(done.returncode, done.stdout, done.stderr), 1, "odd.tsv:1: unrecognised judgment format",
                        "(force one with --judgments-format FORMAT)")

@@ -5,13 +5,13 @@ every segmenter normalises (``nfkc=true``); no warning when the forms agree."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import unicodedata
 from pathlib import Path
 
 from metaeval.corpora.model import Corpus
 from metaeval.forms import form_only_differences
+from tests.timing import run
 
 from ._helpers import REPO, Result, lines, write
 
@@ -21,7 +21,7 @@ FORMS = [unicodedata.normalize("NFD", REF[0]), "价格是１００元。", "今�
 
 
 def metaeval(*argv: "str | Path") -> Result:
-    done = subprocess.run([sys.executable, "-m", "metaeval", *map(str, argv)], capture_output=True, text=True,
+    done = run([sys.executable, "-m", "metaeval", *map(str, argv)], capture_output=True, text=True,
                           cwd=REPO, timeout=300)
     return Result(done.returncode, done.stdout, done.stderr)
 

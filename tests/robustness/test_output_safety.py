@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.timing import communicate, popen, run, scaled
+
 from ._helpers import FAST, INTERRUPTED, assert_error, leftovers, write
 
 RUN_FILES = ["answer.tsv", "leaderboard.html", "leaderboard.md", "results.json", "results.tsv", "scores.tsv.gz", "signature.json",
@@ -124,20 +126,20 @@ def test_sigterm_during_run_leaves_no_partial_file(corpus, tmp_path):
     """A real SIGTERM, sent once ``metaeval run`` has installed its handler and is working
     (100,000 bootstrap samples keep it busy for seconds), exits 130 with no file in --out."""
     out = tmp_path / "out"
-    proc = subprocess.Popen(
+    proc = popen(
         [*METAEVAL, "run", str(corpus), "-s", "char", "-m", "bleu", "--bootstrap", "100000",
          "-q", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + scaled(30)
         while proc.poll() is None and not _catches_sigterm(proc.pid) and time.monotonic() < deadline:
             time.sleep(0.02)
         assert proc.poll() is None, "the run ended before it could be interrupted"
         time.sleep(0.5)
         assert proc.poll() is None, "the run ended before it could be interrupted"
         proc.send_signal(signal.SIGTERM)
-        stdout, stderr = proc.communicate(timeout=60)
+        stdout, stderr = communicate(proc, timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -171,11 +173,11 @@ def test_two_processes_share_a_cache_folder(tmp_path):
     disk holds whole blocks whose every entry is right, and no temporary file is left."""
     folder = tmp_path / "cache"
     procs = [
-        subprocess.Popen([sys.executable, "-c", CACHE_WORKER, str(folder), str(w)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+        popen([sys.executable, "-c", CACHE_WORKER, str(folder), str(w)], stdout=subprocess.PIPE,
+              stderr=subprocess.PIPE, text=True)
         for w in (1, 2)
     ]  # fmt: skip
-    outputs = [p.communicate(timeout=120) for p in procs]
+    outputs = [communicate(p, timeout=120) for p in procs]
     for proc, (stdout, stderr) in zip(procs, outputs):
         assert proc.returncode == 0, stderr
         assert json.loads(stdout) == {"wrong": 0}
@@ -235,13 +237,11 @@ def test_console_script_shows_no_traceback(corpus):
     system = corpus / "systems" / "s2.zh"
     system.write_bytes(system.read_bytes() + b"\xc3\x28\n")
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
-    bad_data = subprocess.run([*METAEVAL, "run", str(corpus), "-q"], capture_output=True, text=True,
-                              env=env, timeout=120, cwd=REPO)  # fmt: skip
+    bad_data = run([*METAEVAL, "run", corpus, "-q"], capture_output=True, text=True, env=env, timeout=120, cwd=REPO)
     assert bad_data.returncode == 1 and bad_data.stdout == ""
     assert bad_data.stderr.startswith("metaeval: error: ") and bad_data.stderr.count("\n") == 1
     assert "s2.zh:5" in bad_data.stderr and "Traceback" not in bad_data.stderr
-    bad_usage = subprocess.run([*METAEVAL, "run", str(corpus), "--bootstrap", "many"],
-                               capture_output=True, text=True, env=env, timeout=120, cwd=REPO)  # fmt: skip
+    bad_usage = run([*METAEVAL, "run", corpus, "--bootstrap", "many"], capture_output=True, text=True, env=env, timeout=120, cwd=REPO)
     assert bad_usage.returncode == 2 and "Traceback" not in bad_usage.stderr
     assert bad_usage.stderr.startswith("metaeval: error: run: ") and "--bootstrap" in bad_usage.stderr
 

@@ -4,7 +4,6 @@ it is scored; ``max_len`` is bounded and changes no number."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -12,12 +11,13 @@ import pytest
 
 from metaeval.metrics import get_metric
 from metaeval.metrics.ter import DEFAULT_MAX_LEN, MAX_LEN_BOUND, SegmentTooLong
+from tests.timing import run
 
 from ._helpers import REPO, assert_error, make_corpus, Result
 
 
 def metaeval(*argv: "str | Path") -> Result:
-    done = subprocess.run([sys.executable, "-m", "metaeval", *map(str, argv)], capture_output=True, text=True,
+    done = run([sys.executable, "-m", "metaeval", *map(str, argv)], capture_output=True, text=True,
                           cwd=REPO, timeout=300)
     return Result(done.returncode, done.stdout, done.stderr)
 

@@ -8,31 +8,14 @@ interpreter with that folder on PYTHONPATH uses the registry.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
-PYPROJECT = """
-[build-system]
-requires = ["setuptools>=61"]
-build-backend = "setuptools.build_meta"
+from tests.timing import run
 
-[project]
-name = "mepl-reverse"
-version = "0.3"
-
-[project.entry-points."metaeval.segmenters"]
-reverse = "mepl_reverse:ReverseSegmenter"
-broken = "mepl_broken:BrokenSegmenter"
-missing = "mepl_missing:Segmenter"
-
-[tool.setuptools]
-py-modules = ["mepl_reverse", "mepl_broken"]
-"""
+from ._plugins import environment_with, install
 
 REVERSE = '''
 class ReverseSegmenter:
@@ -76,26 +59,12 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("plugin")
-    project = root / "mepl-reverse"
-    project.mkdir()
-    (project / "pyproject.toml").write_text(textwrap.dedent(PYPROJECT), encoding="utf-8")
-    (project / "mepl_reverse.py").write_text(REVERSE, encoding="utf-8")
-    (project / "mepl_broken.py").write_text(BROKEN, encoding="utf-8")
-    site = root / "site"
-    command = [
-        sys.executable, "-m", "pip", "install", "--quiet", "--no-build-isolation", "--no-deps", "--no-index",
-        "--disable-pip-version-check", "--target", str(site), str(project),
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=root)
-    if done.returncode != 0:
-        pytest.fail(f"pip could not install the test plug-in: {done.stderr.strip()}")
-    return site
+    entry_points = {"reverse": "mepl_reverse:ReverseSegmenter", "broken": "mepl_broken:BrokenSegmenter", "missing": "mepl_missing:Segmenter"}
+    return install(tmp_path_factory.mktemp("plugin"), "mepl-reverse", "0.3", entry_points, {"mepl_reverse": REVERSE, "mepl_broken": BROKEN})
 
 
 def test_plugins_are_listed_lazily_and_loaded_on_demand(plugin_site: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(plugin_site), os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True, timeout=120, env=env)
+    done = run([sys.executable, "-c", CHECK], capture_output=True, text=True, timeout=120, env=environment_with(plugin_site))
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
+
+from tests.timing import run
 
 #: The checkout under test, so that the child process imports this code from any folder.
 REPO = Path(__file__).resolve().parents[2]
@@ -25,7 +26,7 @@ def test_builtins_print_nothing_and_write_no_file(tmp_path: Path) -> None:
     for folder in dirs.values():
         folder.mkdir()
     env = {**os.environ, "TMPDIR": str(dirs["tmp"]), "HOME": str(dirs["home"]), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(REPO)}
-    done = subprocess.run(
+    done = run(
         [sys.executable, "-c", SCRIPT], cwd=dirs["cwd"], env=env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
@@ -80,7 +81,7 @@ def test_extra_segmenters_are_quiet_offline_and_write_nothing(tmp_path: Path) ->
     for folder in dirs.values():
         folder.mkdir()
     env = {**os.environ, "TMPDIR": str(dirs["tmp"]), "HOME": str(dirs["home"]), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(REPO)}
-    done = subprocess.run(
+    done = run(
         [sys.executable, "-W", "always", "-c", EXTRA_SCRIPT], cwd=dirs["cwd"], env=env, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr

@@ -1,13 +1,19 @@
-"""The registry: names, errors, registration, info."""
+"""The registry: names, errors, registration, info; a plug-in installed beside the built-ins."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 
 import pytest
 
 from metaeval import segmenters
 from metaeval.errors import MissingDependencyError, PluginError, UnknownNameError, UsageError
 from metaeval.segmenters import registry
+
+from tests.timing import run
+
+from ._plugins import environment_with, install, project_segmenters
 
 BUILTINS = [
     "13a", "byte", "char", "chasen", "cjk-char", "intl", "ja-mecab", "janome", "jieba", "jieba-nohmm", "mecab", "mecab-ipadic",
@@ -17,17 +23,27 @@ BUILTINS = [
 
 
 def test_available_lists_the_builtins() -> None:
+    assert project_segmenters() == BUILTINS  # what metaeval registers itself, whatever else is installed
     assert set(BUILTINS) <= set(segmenters.available())
     assert segmenters.available() == sorted(segmenters.available())
+
+
+def known_in(message: str) -> list[str]:
+    """The names an unknown-name error lists."""
+    _, found, listing = message.partition("; known segmenters: ")
+    assert found, message
+    return listing.split(", ")
 
 
 def test_unknown_name_lists_the_known_ones() -> None:
     with pytest.raises(UnknownNameError) as err:
         segmenters.get("jeiba")
     message = str(err.value)
-    assert message.startswith("unknown segmenter 'jeiba'; known segmenters: 13a, byte, char, chasen, cjk-char,")
-    assert all(name in message for name in BUILTINS)
+    assert message.startswith("unknown segmenter 'jeiba'; known segmenters: ")
     assert "\n" not in message
+    # every available segmenter in order: the built-ins and any plug-in installed here
+    assert known_in(message) == segmenters.available()
+    assert set(BUILTINS) <= set(known_in(message))
 
 
 def test_unknown_option_is_a_usage_error() -> None:
@@ -136,3 +152,55 @@ def test_info_describes_builtins() -> None:
     assert rows["jieba"].description.startswith("jieba:0.42.1|dict:dict.txt:5071852B")
     assert rows["pkuseg"].description.startswith("pkuseg:0.0.25|model:default(")
     assert rows["cjk-char"].description == "rules:2|sacrebleu:2.6.0"
+
+
+# --- a plug-in installed beside the built-ins -----------------------------------------------
+
+REPO = Path(__file__).resolve().parents[2]
+
+CHUNK2 = '''
+class TwoCharacterChunks:
+    """The text without its whitespace, cut into chunks of two characters."""
+
+    name = "chunk2"
+
+    def __call__(self, text):
+        joined = "".join(text.split())
+        return [joined[k:k + 2] for k in range(0, len(joined), 2)]
+
+    def signature(self):
+        return "chunk2|metaeval-chunk2:1.0"
+'''
+
+#: the tests that check "every segmenter": this file's and the reference page's
+REGISTRY_TESTS = ("tests/segmenters/test_registry.py", "tests/test_readme.py::test_reference_page_names_every_format_statistic_segmenter_and_metric")
+
+
+def test_a_plugin_installed_beside_the_builtins_is_listed_and_breaks_no_registry_test(tmp_path: Path) -> None:
+    """A third-party segmenter (``chunk2``, pip-installed from its own distribution): ``metaeval
+    list`` shows it, the unknown-name error lists it among the built-ins, it segments, and the
+    registry tests pass in a process that sees it."""
+    site = install(tmp_path, "metaeval-chunk2", "1.0", {"chunk2": "metaeval_chunk2:TwoCharacterChunks"}, {"metaeval_chunk2": CHUNK2})
+    env = environment_with(site)
+    metaeval = [sys.executable, "-m", "metaeval"]
+
+    listing = run([*metaeval, "list"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert listing.returncode == 0, listing.stderr
+    section = listing.stdout.split("\n\n")[1].splitlines()
+    assert section[0] == "segmenters:"
+    assert [line.split()[0] for line in section[1:]] == BUILTINS + ["chunk2"]  # the built-ins, then the plug-ins
+    assert "  chunk2          metaeval_chunk2:TwoCharacterChunks from metaeval-chunk2 1.0" in section
+
+    unknown = run([*metaeval, "segment", "-s", "chunk3", "x"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert unknown.returncode == 2 and unknown.stderr.startswith("metaeval: error: unknown segmenter 'chunk3'"), unknown.stderr
+    assert known_in(unknown.stderr.strip()) == sorted(BUILTINS + ["chunk2"])
+
+    used = run([*metaeval, "segment", "-s", "chunk2", "我爱北京 天安门"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert used.returncode == 0, used.stderr
+    assert used.stdout.splitlines() == ["# chunk2|metaeval-chunk2:1.0", "我爱 北京 天安 门"]
+
+    this = f"tests/segmenters/test_registry.py::{test_a_plugin_installed_beside_the_builtins_is_listed_and_breaks_no_registry_test.__name__}"
+    tests = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *REGISTRY_TESTS, "--deselect", this],
+                cwd=REPO, env=env, capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-2000:]
+    assert " passed" in tests.stdout.splitlines()[-1] and " failed" not in tests.stdout.splitlines()[-1], tests.stdout[-500:]

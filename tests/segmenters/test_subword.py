@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 from metaeval import segmenters
 from metaeval.errors import DataError, UsageError
 from metaeval.segmenters import subword
+from tests import timing
 
 pytest.importorskip("sentencepiece")
 
@@ -112,7 +112,7 @@ def test_two_fresh_processes_give_identical_models_and_tokens(zh_refs: list[str]
         home = tmp_path / run
         home.mkdir()
         env = {**os.environ, "HOME": str(home), "TMPDIR": str(home), "PYTHONHASHSEED": run == "a" and "1" or "2"}
-        done = subprocess.run(
+        done = timing.run(
             [sys.executable, "-c", SCRIPT, str(ESA / "en-zh")], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
         )
         assert done.returncode == 0 and done.stderr == "", done.stderr
