@@ -13,6 +13,7 @@ for ``--bootstrap``, ``judgments`` for ``--judgments``...); repeatable options a
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 import warnings
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -444,6 +445,7 @@ def run(
     settings: Settings | None = None,
     by: str | None = None,
     docs: "str | Path | None" = None,
+    name: str | None = None,
     **statistics_options: Any,
 ) -> Study:
     """The whole study: read, segment, score, correlate, answer: ``metaeval run`` in Python.
@@ -468,6 +470,8 @@ def run(
         missing: ``error``, ``skip`` or ``empty`` for segments a system lacks (``--missing``).
         jobs: local worker processes for segmentation and scoring (``--jobs``; 1, the default here,
             works in this process).
+        name: the dataset's label in tables and files (``--name``; default: the corpus folder's
+            parent and own name, e.g. ``wmt24-esa/en-zh``, or the Corpus's own name).
         executor: a process pool or a cluster executor (Dask's ``Client.get_executor()``,
             ``--scheduler``) that shares segmentation, scoring and the bootstrap; the numbers do
             not depend on it.
@@ -507,7 +511,11 @@ def run(
     if rest:
         raise UsageError(f"run: unknown option {next(iter(rest))!r}")
     check_names(segmenters or [], metrics or [])
+    if name is not None and not name.strip():
+        raise UsageError("run: --name must not be empty (it labels the dataset in every table)")
     corpus_obj, found = _as_corpus(corpus, missing=missing)
+    if name is not None:
+        corpus_obj = dataclasses.replace(corpus_obj, name=name)
     if judgments is not None or human_sys is not None:
         human = read_judgments(judgments, human_sys, judgments_format)
     elif found is not None:

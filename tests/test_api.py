@@ -89,6 +89,17 @@ def test_run_takes_judgment_paths_and_gives_dataframes(corpus, tmp_path):
     assert "Answer" in study.leaderboard() and study.leaderboard("json").startswith("{")
 
 
+def test_name_labels_the_dataset_and_an_empty_one_is_refused(corpus):
+    default = metaeval.run(corpus, segmenters=["char"], metrics=["bleu"], bootstrap=0)
+    assert set(default.results["dataset"]) == {f"{corpus.parent.name}/{corpus.name}"}
+    named = metaeval.run(corpus, segmenters=["char"], metrics=["bleu"], bootstrap=0, name="my test set")
+    assert set(named.results["dataset"]) == {"my test set"}
+    assert "my test set" in named.leaderboard()
+    pd.testing.assert_series_equal(named.results["value"], default.results["value"])
+    with pytest.raises(metaeval.UsageError, match="--name must not be empty"):
+        metaeval.run(corpus, segmenters=["char"], metrics=["bleu"], bootstrap=0, name=" ")
+
+
 def test_bootstrap_has_the_cli_name_and_the_old_one_still_works(corpus):
     new = metaeval.run(corpus, segmenters=["char"], metrics=["bleu"], bootstrap=30)
     with pytest.warns(DeprecationWarning, match="bootstrap="):

@@ -27,7 +27,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             args.corpus, segs, metrics, judgments=args.judgments, human_sys=args.human_sys,
             judgments_format=args.judgments_format, kinds=split_list(args.kind) or None, settings=settings,
             executor=executor, jobs=jobs, missing=args.missing, progress=progress, cache_dir=args.cache_dir,
-            doc_level=args.doc_level, by=args.by, docs=args.docs,
+            doc_level=args.doc_level, by=args.by, docs=args.docs, name=args.name,
         )  # fmt: skip
     if args.comparisons:
         write_comparisons(args, study.configs, study.judgments, study.results, settings, study.subsets)
@@ -55,6 +55,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--doc-level", action="store_true",
                    help="also the segment-level statistics over the documents of docs.tsv (level doc)")
     add_by_options(p, "default: the corpus's docs.tsv")
+    p.add_argument("--name", help="the dataset's label in tables and files (default: the corpus folder's parent and own "
+                                  "name, e.g. wmt24-esa/en-zh)")
     p.set_defaults(func=cmd_run)
 
 

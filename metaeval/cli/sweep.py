@@ -52,7 +52,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 #: The metrics of a sweep without -m, named here without importing the sweep (metaeval.sweep.DEFAULT_METRICS).
-SWEEP_METRICS = ("bleu", "nist", "meteor", "gtm", "1-ter")
+SWEEP_METRICS = ("bleu", "nist", "meteor", "gtm", "1-ter", "chrf++", "chrf")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
