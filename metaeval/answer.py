@@ -2,7 +2,7 @@
 best word level, with the size of the difference, its interval and its significance.
 
 For each ranking of a ResultTable (same dataset, judgment kind, level, statistic, grouping and
-tie policy):
+tie policy, and any further key the rows are grouped by):
 
 - **best**: the configuration with the highest value;
 - **compared metric**: the metric of the best configuration among the metrics whose value
@@ -12,9 +12,17 @@ tie policy):
 - **character vs best word level** on that metric, as Li, Zong & Ng (2011) compare them:
   ``delta = value(char) - value(best word-level segmenter)``, the 95% percentile interval of
   the paired bootstrap differences, and the two-sided paired bootstrap p-value (Koehn 2004;
-  :func:`metaeval.stats.significance.paired_bootstrap_test`, the test behind significance clusters);
+  :func:`metaeval.stats.significance.paired_bootstrap_test`, the test behind significance
+  clusters). The best word-level segmenter is chosen on the same data it is compared on, so the
+  comparison is selection-aware: in each bootstrap resample char is compared with the best
+  word-level segmenter of that resample (the maximum over them), and the interval and p-value
+  include the choice (:func:`char_against_best_word`). With ``adjust="none"`` the word
+  segmenter is the one chosen on the full sample, as a single paired test;
 - **tally** over every segmentation-dependent metric: for how many char is ahead of the best
-  word level, and how many differences are significant (p <= alpha) each way.
+  word level, and how many differences are significant (adjusted p <= alpha) each way. The
+  metrics of one ranking are one family: their p-values are adjusted together
+  (:mod:`metaeval.stats.adjust`, Holm by default), ``p_value`` is the compared metric's raw
+  p-value and ``p_adjusted`` its adjusted one.
 
 Character level is the segmenter ``char`` (every non-whitespace character). Word level is any
 other segmenter except the mixed and subword ones of :data:`NOT_WORD_LEVEL`. The function is
@@ -30,6 +38,8 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from metaeval.stats.adjust import adjust_p_values, check_adjustment
+from metaeval.stats.defaults import ADJUST, ALPHA
 from metaeval.stats.resampling import percentile_ci
 from metaeval.stats.result import Correlation
 from metaeval.stats.significance import paired_bootstrap_test
@@ -43,7 +53,7 @@ RANKING_KEYS = ("dataset", "judgment_kind", "level", "statistic", "grouping", "t
 ANSWER_COLUMNS = RANKING_KEYS + (
     "best_metric", "best_segmenter", "best_value", "best_ci_low", "best_ci_high",
     "metric", "char_value", "word_segmenter", "word_value", "delta", "delta_ci_low", "delta_ci_high",
-    "p_value", "n_samples", "metrics", "char_ahead", "char_significant", "word_significant", "left_out", "note",
+    "p_value", "p_adjusted", "n_samples", "metrics", "char_ahead", "char_significant", "word_significant", "left_out", "note",
 )  # fmt: skip
 
 
@@ -97,8 +107,9 @@ def _constant_metrics(table: pd.DataFrame) -> list[str]:
 def answer(
     results: pd.DataFrame,
     samples: "np.ndarray | None" = None,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     left_out: Sequence[str] | None = None,
+    adjust: str = ADJUST,
 ) -> pd.DataFrame:
     """One row per ranking of ``results`` that has a defined value (see the module docstring).
 
@@ -106,9 +117,11 @@ def answer(
     ``evaluate(..., return_samples=True)``) gives intervals and p-values; without it those
     columns are NaN. ``left_out``: metrics that do not depend on segmentation (default: those
     with one value across segmenters in every ranking; :func:`granularity_free` finds them
-    from the scores). Rankings whose every value is undefined are left out: reports show them
-    as one line each with the reason.
+    from the scores). ``adjust``: how the p-values of a ranking's metrics are adjusted
+    (``holm``, ``bh`` or ``none``; :mod:`metaeval.stats.adjust`). Rankings whose every value is
+    undefined are left out: reports show them as one line each with the reason.
     """
+    check_adjustment(adjust)
     rows = []
     table = results.reset_index(drop=True)
     constant = list(left_out) if left_out is not None else _constant_metrics(table)
@@ -116,12 +129,12 @@ def answer(
         defined = group[group["value"].notna()]
         if defined.empty:
             continue
-        rows.append(_ranking_answer(dict(zip(RANKING_KEYS, key)), defined, samples, alpha, constant))
+        rows.append(_ranking_answer(dict(zip(RANKING_KEYS, key)), defined, samples, alpha, constant, adjust))
     return pd.DataFrame(rows, columns=list(ANSWER_COLUMNS))
 
 
 def _ranking_answer(
-    key: dict[str, Any], group: pd.DataFrame, samples: "np.ndarray | None", alpha: float, constant: Sequence[str]
+    key: dict[str, Any], group: pd.DataFrame, samples: "np.ndarray | None", alpha: float, constant: Sequence[str], adjust: str
 ) -> dict:
     ordered = group.sort_values(["value", "metric", "segmenter"], ascending=[False, True, True], kind="mergesort")
     best = ordered.iloc[0]
@@ -137,7 +150,7 @@ def _ranking_answer(
     for metric, rows in group.groupby("metric", sort=True):
         if metric in constant:
             continue
-        test = _char_vs_word(rows, samples)
+        test = _char_vs_word(rows, samples, selection=adjust != "none")
         if test is not None:
             tests[metric] = test
     if not tests:
@@ -145,34 +158,70 @@ def _ranking_answer(
         row["note"] = "no word-level segmenter to compare with" if has_char else f"no {CHARACTER_LEVEL!r} configuration"
         row.update(metrics=0, char_ahead=0, char_significant=0, word_significant=0)
         return row
+    adjusted = adjust_p_values([t["p_value"] for t in tests.values()], adjust)
+    for test, p in zip(tests.values(), adjusted):
+        test["p_adjusted"] = float(p)
     compared = next(m for m in ordered["metric"] if m in tests)
     row.update(tests[compared], metric=compared)
     row["metrics"] = len(tests)
     row["char_ahead"] = sum(t["delta"] > 0 for t in tests.values())
-    row["char_significant"] = sum(t["delta"] > 0 and t["p_value"] <= alpha for t in tests.values())
-    row["word_significant"] = sum(t["delta"] < 0 and t["p_value"] <= alpha for t in tests.values())
+    row["char_significant"] = sum(t["delta"] > 0 and t["p_adjusted"] <= alpha for t in tests.values())
+    row["word_significant"] = sum(t["delta"] < 0 and t["p_adjusted"] <= alpha for t in tests.values())
     return row
 
 
-def _char_vs_word(rows: pd.DataFrame, samples: "np.ndarray | None") -> dict | None:
+def char_against_best_word(
+    char: Correlation, words: "dict[str, Correlation]", selection: bool = True, level: float = 0.95
+) -> dict[str, Any]:
+    """``char`` against the best of the word-level ``words`` (by segmenter name) on one metric
+    and statistic, all measured on the same bootstrap resamples.
+
+    The best word-level segmenter is the one with the highest value (ties: the first name).
+    ``delta = char - best``. With bootstrap samples on every side, the interval (at ``level``)
+    and the two-sided p-value (:func:`~metaeval.stats.significance.paired_bootstrap_test`) are
+    those of the resampled differences: with ``selection``, char minus the maximum over the
+    word segmenters in each resample (those undefined in a resample left out of its maximum), so
+    that choosing the best word segmenter on the data is part of what is tested; without it,
+    char minus the segmenter chosen on the full sample. Keys: ``char_value``,
+    ``word_segmenter``, ``word_value``, ``delta``, ``delta_ci_low``, ``delta_ci_high``,
+    ``p_value``, ``n_samples`` (NaN and 0 without samples).
+    """
+    if not words:
+        raise ValueError("char_against_best_word needs at least one word-level segmenter")
+    name = sorted(words, key=lambda s: (-words[s].value, s))[0]
+    best = words[name]
+    out = {
+        "char_value": char.value, "word_segmenter": name, "word_value": best.value, "delta": char.value - best.value,
+        "delta_ci_low": math.nan, "delta_ci_high": math.nan, "p_value": math.nan, "n_samples": 0,
+    }  # fmt: skip
+    if char.samples is None or any(w.samples is None for w in words.values()) or len(char.samples) == 0:
+        return out
+    if selection:
+        stacked = np.stack([np.asarray(w.samples, float) for w in words.values()])
+        opponent = np.fmax.reduce(stacked, axis=0)  # NaN only where every word segmenter is
+    else:
+        opponent = np.asarray(best.samples, float)
+    test = paired_bootstrap_test(Correlation(char.value, samples=char.samples), Correlation(best.value, samples=opponent))
+    low, high = percentile_ci(np.asarray(char.samples, float) - opponent, level)
+    out.update(delta_ci_low=low, delta_ci_high=high, p_value=test.p_value, n_samples=test.n_samples)
+    return out
+
+
+def _char_vs_word(rows: pd.DataFrame, samples: "np.ndarray | None", selection: bool) -> dict | None:
     """``char`` against the best word-level segmenter of one metric, or None if either is absent."""
     char = rows[rows["segmenter"] == CHARACTER_LEVEL]
     words = rows[rows["segmenter"].map(is_word_level)]
     if char.empty or words.empty:
         return None
-    words = words.sort_values(["value", "segmenter"], ascending=[False, True], kind="mergesort")
-    c, w = char.iloc[0], words.iloc[0]
-    delta = float(c["value"]) - float(w["value"])
-    out = {
-        "char_value": float(c["value"]), "word_segmenter": w["segmenter"], "word_value": float(w["value"]),
-        "delta": delta, "delta_ci_low": math.nan, "delta_ci_high": math.nan, "p_value": math.nan, "n_samples": 0,
-    }  # fmt: skip
-    if samples is not None and samples.shape[1] > 0:
-        a, b = samples[c.name], samples[w.name]
-        test = paired_bootstrap_test(Correlation(float(c["value"]), samples=a), Correlation(float(w["value"]), samples=b))
-        low, high = percentile_ci(a - b)
-        out.update(delta_ci_low=low, delta_ci_high=high, p_value=test.p_value, n_samples=test.n_samples)
-    return out
+    with_samples = samples is not None and samples.shape[1] > 0
+
+    def result(r: pd.Series) -> Correlation:
+        return Correlation(float(r["value"]), samples=samples[r.name] if with_samples else None)  # type: ignore[index]
+
+    return char_against_best_word(result(char.iloc[0]), {str(r["segmenter"]): result(r) for _, r in words.iterrows()}, selection)
 
 
-__all__ = ["ANSWER_COLUMNS", "CHARACTER_LEVEL", "NOT_WORD_LEVEL", "answer", "characters_only", "granularity_free", "is_word_level"]
+__all__ = [
+    "ANSWER_COLUMNS", "CHARACTER_LEVEL", "NOT_WORD_LEVEL", "answer", "char_against_best_word", "characters_only", "granularity_free",
+    "is_word_level",
+]  # fmt: skip

@@ -28,7 +28,7 @@ from metaeval.paths import check_input_file
 from metaeval.metrics import DEFAULT_METRICS, higher_is_better
 from metaeval.scoretable import ConfigScores
 from metaeval.scoring import LEVELS, ScoreResult, score_corpus
-from metaeval.stats.settings import Settings
+from metaeval.stats.settings import PORTED_OPTIONS, Settings
 from metaeval.versions import package_versions
 
 #: Segmenters suited to each target language (docs/design.md, "Segmenters"; Li et al. 2011's rows).
@@ -38,7 +38,7 @@ DEFAULT_SEGMENTERS = {
 }
 FALLBACK_SEGMENTERS = ("char", "13a")
 #: The fields of :class:`~metaeval.stats.settings.Settings`, which every meta-evaluating function takes as keywords.
-SETTINGS_FIELDS = frozenset(f.name for f in fields(Settings))
+SETTINGS_FIELDS = frozenset(f.name for f in fields(Settings)) | frozenset(PORTED_OPTIONS)
 
 
 def default_segmenters(target_lang: str) -> tuple[str, ...]:
@@ -536,7 +536,7 @@ def run(
         "statistics": chosen.signature(),
         "versions": package_versions(),
     }
-    summary = answer(results, samples, left_out=granularity_free(scored.configs))
+    summary = answer(results, samples, left_out=granularity_free(scored.configs), adjust=chosen.adjust)
     chance = chance_levels(scored.configs, human, kinds, chosen)
     return Study(results=results, answer=summary, signature=signature, score_result=scored, judgments=human, chance=chance)
 

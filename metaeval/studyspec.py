@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from metaeval.errors import DataError, MetaevalError, UsageError
-from metaeval.stats.settings import OPTION_KEYS, OPTIONS, Settings
+from metaeval.stats.settings import OPTION_KEYS, OPTIONS, PORTED_OPTIONS, Settings
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -78,7 +78,7 @@ _LISTED = tuple(option.key for option in OPTIONS if option.kind == "list")
 _PER_DATASET = {"segmenters": _LIST, "metrics": _LIST, "kinds": _LIST, "word_segmenters": _LIST, **{k: _LIST for k in _LISTED}}
 STUDY_KEYS = {
     "name": _STR, "data": _STR, "out": _STR, "analyses": _LIST, "missing": _STR, "doc_level": _BOOL, **_OPTIONS,
-    **_PER_DATASET,
+    **_PER_DATASET, **{name: _NUM for name in PORTED_OPTIONS},
 }  # fmt: skip
 #: The options recorded in ``study.json`` even when the file leaves them out (with their defaults).
 _ALWAYS_RECORDED = ("bootstrap", "seed", "tie_policy", "threshold")
@@ -261,6 +261,12 @@ def load_spec(path: "str | Path", data: "str | Path | None" = None, check: bool 
     twice = [n for i, n in enumerate(names) if n in names[:i]]
     if twice:
         raise UsageError(f"{source}: dataset: the name {twice[0]!r} is given twice (give each [[dataset]] its own name)")
+    for name, check in PORTED_OPTIONS.items():  # accepted from a ported configuration, changing no number
+        if name in study.table:
+            try:
+                check(study.table[name])
+            except MetaevalError as exc:
+                raise study.fail(name, str(exc)) from None
     choices = {key: study.names(key) for key in _PER_DATASET}
     settings = {key: study.get(key, OPTION_KEYS[key].default) for key in _ALWAYS_RECORDED}
     settings.update(missing=study.get("missing", "error"), doc_level=study.get("doc_level", False))

@@ -19,6 +19,10 @@ Two more views of the same ladder:
 - **boundary agreement**: on the first reference, the F1 of token boundaries between every
   two granularities, ``2 |A ∩ B| / (|A| + |B|)`` over the positions (in the text without
   whitespace) where a token ends and another begins. ``char`` has every position.
+
+and the answer of :mod:`metaeval.answer`: per statistic, ``char`` against the best of the word
+segmenters, chosen in each bootstrap resample (the sweep's word segmenters are many, so the
+choice matters most here), with p-values adjusted over each statistic's metrics.
 """
 
 from __future__ import annotations
@@ -78,7 +82,9 @@ class SweepResult:
     - ``results``: the ResultTable of :func:`metaeval.stats.evaluate.evaluate`, with ``family`` and
       ``chars_per_token`` of the row's segmenter;
     - ``equivalence``: per granularity, M equivalent to N = 4 and ranking agreement;
-    - ``boundaries``: boundary F1 between every two granularities (long form).
+    - ``boundaries``: boundary F1 between every two granularities (long form);
+    - ``answer``: :func:`metaeval.answer.answer` of the results (char against the best word
+      segmenter, p-values adjusted as the settings' ``adjust`` says).
     """
 
     dataset: str
@@ -88,6 +94,7 @@ class SweepResult:
     equivalence: pd.DataFrame
     boundaries: pd.DataFrame
     signature: dict[str, Any] = field(default_factory=dict)
+    answer: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def default_segmenters(target_lang: str) -> tuple[str, ...]:
@@ -181,6 +188,7 @@ def sweep(
     :func:`default_settings`) with any of its fields in ``options`` (``n_bootstrap=200``,
     ``statistics=[...]``) say what is computed, as for ``metaeval run``.
     """
+    from metaeval.answer import answer, granularity_free
     from metaeval.equivalence import EquivalenceSettings, analyse, order_scores
     from metaeval.stats.evaluate import evaluate
     from metaeval.stats.human import resolve_kinds
@@ -225,7 +233,8 @@ def sweep(
             progress("granularities", i + 1, len(segs))
 
     granularities = pd.DataFrame([g.__dict__ for g in rows])
-    results = cast(pd.DataFrame, evaluate(configs, judgments, kinds, chosen, dataset=corpus.name))
+    results, samples = cast(tuple[pd.DataFrame, np.ndarray], evaluate(configs, judgments, kinds, chosen, dataset=corpus.name, return_samples=True))
+    summary = answer(results, samples, left_out=granularity_free(configs), adjust=chosen.adjust)
     lookup = granularities.set_index("name")
     results.insert(3, "family", results["segmenter"].map(lookup["family"]))
     results.insert(4, "chars_per_token", results["segmenter"].map(lookup["chars_per_token"]))
@@ -260,6 +269,7 @@ def sweep(
         equivalence=pd.DataFrame(equiv),
         boundaries=pd.DataFrame(boundary_rows, columns=["a", "b", "f1"]),
         signature=signature,
+        answer=summary,
     )
 
 

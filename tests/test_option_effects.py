@@ -5,7 +5,9 @@ metaeval.stats.settings.OPTIONS). For each subcommand and each option, the subco
 on the same data, without and with the option, and the rows or the numbers of its results must
 differ: an option a subcommand accepts and then ignores fails here. Text columns (notes, the tie
 policy column) are left out of the comparison, so an option must change a number, not only a
-label. The walk over the parser fails when a subcommand gains an option without a case here, or
+label. An option that changes what is called significant and no statistic (``--adjust``) must
+change the answer's numbers instead (its adjusted p-values and counts), on a run with a word
+segmenter and several metrics. The walk over the parser fails when a subcommand gains an option without a case here, or
 when another subcommand takes statistics options.
 """
 
@@ -43,6 +45,12 @@ CASES = {
     "seed": ((), ("--seed", "1")),
     "ci": ((), ("--ci", "0.5")),
 }
+#: Options that change what is called significant (metaeval.stats.settings.REPORTING_FIELDS), by key.
+REPORTING_CASES = {"adjust": ("--adjust", "none")}
+#: What of the answer is compared for them.
+ANSWER_NUMBERS = ["p_value", "p_adjusted", "delta_ci_low", "delta_ci_high", "char_significant", "word_significant"]
+#: The segmenters and metrics of the runs that have an answer.
+WORDS = ("-s", "char", "-s", "jieba", "-m", "bleu", "-m", "nist", "-m", "1-ter")
 #: What is compared: the rows' keys and every numeric column.
 KEYS = ["judgment_kind", "level", "statistic", "grouping", "metric", "segmenter"]
 NUMBERS = ["value", "epsilon", "ci_low", "ci_high", "n", "p_value", "concordant", "discordant", "metric_ties", "human_ties"]
@@ -58,7 +66,7 @@ def statistics_options(parser, command: str) -> set[str]:  # noqa: ANN001
 
 def test_the_four_commands_take_every_statistics_option_and_the_others_none():
     parser = build_parser()
-    assert set(CASES) == {option.key for option in OPTIONS}, "add a case for each statistics option"
+    assert set(CASES) | set(REPORTING_CASES) == {option.key for option in OPTIONS}, "add a case for each statistics option"
     for command in COMMANDS:
         assert statistics_options(parser, command) == {option.flag for option in OPTIONS}, command
     for command in OTHERS:
@@ -92,9 +100,15 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     table.to_csv(corpus / "judgments.tsv", sep="\t", index=False)
     scores = root / "scores.tsv"
     assert main(["score", str(corpus), "-s", "char", "-m", "bleu", "--level", "seg,sys", "-q", "-j", "1", "-o", str(scores)]) == 0
+    word_scores = root / "word-scores.tsv"
+    assert main(["score", str(corpus), *WORDS, "--level", "seg,sys", "-q", "-j", "1", "-o", str(word_scores)]) == 0
     spec = root / "study.toml"
     spec.write_text(f'[study]\nsegmenters = ["char"]\nmetrics = ["bleu"]\n\n[[dataset]]\npath = "{corpus}"\n', encoding="utf-8")
-    return {"corpus": corpus, "scores": scores, "judgments": corpus / "judgments.tsv", "spec": spec, "root": root}
+    word_spec = root / "word-study.toml"
+    word_spec.write_text(f'[study]\nsegmenters = ["char", "jieba"]\nmetrics = ["bleu", "nist", "1-ter"]\n\n[[dataset]]\npath = "{corpus}"\n',
+                         encoding="utf-8")
+    return {"corpus": corpus, "scores": scores, "judgments": corpus / "judgments.tsv", "spec": spec, "root": root,
+            "word_scores": word_scores, "word_spec": word_spec}
 
 
 _RUNS: dict[tuple[str, tuple[str, ...]], pd.DataFrame] = {}
@@ -140,3 +154,35 @@ def test_each_statistics_option_changes_the_numbers(data, capsys, command, key):
     changed = results(data, capsys, command, (*context, *option))
     assert len(base) > 0
     assert numbers(changed) != numbers(base), f"{command} {' '.join(option)} changes no number"
+
+
+def answer_of(data: dict[str, Path], capsys, command: str, options: tuple[str, ...]) -> pd.DataFrame:  # noqa: ANN001
+    """The answer of ``command`` on char and jieba with three metrics, 200 resamples, and ``options``."""
+    import json
+
+    out = data["root"] / f"answer-{command}-{len(options)}"
+    argv = {
+        "run": ["run", str(data["corpus"]), *WORDS, "--out", str(out)],
+        "correlate": ["correlate", "--scores", str(data["word_scores"]), "--judgments", str(data["judgments"]), "-f", "json"],
+        "sweep": ["sweep", str(data["corpus"]), *WORDS, "--no-subwords", "--no-equivalence", "--out", str(out)],
+        "study": ["study", str(data["word_spec"]), "--out", str(out)],
+    }[command]
+    if command != "correlate":
+        argv += ["-q", "-j", "1"]
+    capsys.readouterr()
+    code = main([*argv, "--bootstrap", "200", "--permutations", "50", *options])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    if command == "correlate":
+        return pd.DataFrame(json.loads(captured.out)["answer"])
+    return pd.read_csv(out / "answer.tsv", sep="\t")
+
+
+@pytest.mark.parametrize("key", list(REPORTING_CASES))
+@pytest.mark.parametrize("command", COMMANDS)
+def test_each_significance_option_changes_the_answer(data, capsys, command, key):
+    base = answer_of(data, capsys, command, ())
+    changed = answer_of(data, capsys, command, REPORTING_CASES[key])
+    assert len(base) > 0 and base["p_value"].notna().any()
+    shown = ANSWER_NUMBERS
+    assert changed[shown].to_csv(index=False) != base[shown].to_csv(index=False), f"{command} {REPORTING_CASES[key]} changes no number"

@@ -73,7 +73,7 @@ def option_row(option: Option) -> str:
         shown = "see below" if option.field == "statistics" else "each statistic's own"
     else:
         shown = ", ".join(default) if isinstance(default, tuple) else "none" if default is None else "re-fit" if option.kind == "off" else str(default)
-    taking = ", ".join(f"`{name}`" for name in statistics_taking(option.field)) or "every statistic"
+    taking = option.changes or ", ".join(f"`{name}`" for name in statistics_taking(option.field)) or "every statistic"
     return f"| `{option.flag}` | `{option.key}` | {shown} | {option.help} | {taking} |"
 
 

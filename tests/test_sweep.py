@@ -107,6 +107,14 @@ def test_sweep_matches_run_and_places_each_granularity(small_corpus: Path, monke
     assert set(result.results["statistic"]) >= {"consistency", "pearson", "spearman"}
     assert list(result.equivalence["granularity"]) == list(result.granularities["name"])
     assert set(result.boundaries["a"]) | set(result.boundaries["b"]) == set(result.granularities["name"])
+    # the answer (char against the best word segmenter; spm is no word level) tallies as run's does
+    counts = ["metrics", "char_ahead", "char_significant", "word_significant"]
+    ranking = ["judgment_kind", "level", "statistic", "grouping"]
+    mine_answer = result.answer.set_index(ranking)[counts]
+    theirs_answer = direct.answer.set_index(ranking)[counts]
+    shared = mine_answer.index.intersection(theirs_answer.index)
+    assert len(shared) >= 3 and mine_answer.loc[shared].equals(theirs_answer.loc[shared])
+    assert (result.answer["word_segmenter"] == "jieba").all() and result.answer["p_adjusted"].notna().all()
 
 
 def test_command_writes_the_same_files_twice_and_refuses_to_overwrite(small_corpus: Path, tmp_path: Path, capsys) -> None:  # noqa: ANN001
@@ -115,7 +123,7 @@ def test_command_writes_the_same_files_twice_and_refuses_to_overwrite(small_corp
     assert main(args + ["--out", str(tmp_path / "a")]) == 0
     assert main(args + ["--out", str(tmp_path / "b")]) == 0
     names = sorted(p.name for p in (tmp_path / "a").iterdir())
-    assert names == sorted(["curve.png", "summary.md", "results.tsv", "granularities.tsv", "best.tsv", "spread.tsv",
+    assert names == sorted(["curve.png", "summary.md", "answer.tsv", "results.tsv", "granularities.tsv", "best.tsv", "spread.tsv",
                             "boundaries.tsv", "equivalence.tsv", "signature.json"])  # fmt: skip
     for name in names:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name

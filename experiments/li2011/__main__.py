@@ -29,7 +29,10 @@ import pandas as pd
 from experiments.li2011.config import DATASETS, SEED, SPEC, WORD_SEGMENTERS, Dataset
 from experiments.runtime import Clock
 from metaeval.compute import process_pool, workers
-from metaeval.stats.paired import compare
+from metaeval.answer import char_against_best_word
+from metaeval.stats.adjust import adjust_p_values
+from metaeval.stats.defaults import ADJUST
+from metaeval.stats.paired import measure
 from metaeval.report.files import write_atomic
 from metaeval.report.leaderboard import render, select
 from metaeval.studies import STORE, StudyResult, run_study
@@ -37,6 +40,9 @@ from metaeval.studyspec import StudySpec, load_spec
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = REPO / "experiments" / "results" / "li2011"
+#: Metrics left out of the counts and of the families of adjusted p-values: chrF ignores spaces,
+#: so it is identical at every granularity.
+GRANULARITY_FREE = ("chrf",)
 
 
 def dataset_runs(result: StudyResult, ds: Dataset) -> list[tuple[str, object]]:
@@ -56,46 +62,42 @@ def analyse_dataset(result: StudyResult, ds: Dataset, n_bootstrap: int, store=No
         frames.append(results)
         signature = dict(study.signature)
         signature["reference_variants"] = [name for name, _ in runs]
+        adjust = result.spec.settings_for(None).adjust
         for kind, level, statistic, grouping in ds.tests:
-            tests += char_vs_word(study, study.judgments, ds, label, kind, level, statistic, grouping, n_bootstrap, store=store)
+            tests += char_vs_word(study, study.judgments, ds, label, kind, level, statistic, grouping, n_bootstrap, store=store,
+                                  adjust=adjust)
     return pd.concat(frames, ignore_index=True), signature, tests
 
 
-def char_vs_word(study, judgments, ds, label, kind, level, statistic, grouping, n_bootstrap, store=None):  # noqa: ANN001, ANN201
-    """For each metric: char against the best word-level segmenter on one statistic (the
-    resampled values are kept in ``store``, the study's, when given)."""
+def char_vs_word(study, judgments, ds, label, kind, level, statistic, grouping, n_bootstrap, store=None, adjust=ADJUST):  # noqa: ANN001, ANN201
+    """For each metric: char against the best word-level segmenter on one statistic, the best
+    chosen in each bootstrap resample (:func:`metaeval.answer.char_against_best_word`; with
+    ``adjust="none"`` the one best on the full sample), with the p-values of the metrics that
+    depend on segmentation (all but :data:`GRANULARITY_FREE`) adjusted together as ``adjust``
+    says (``p_adjusted``; NaN for a metric outside the family). The resampled values are kept
+    in ``store``, the study's, when given."""
     rows = []
     for metric in dict.fromkeys(c.metric for c in study.configs):
         configs = [c for c in study.configs if c.metric == metric and (c.segmenter == "char" or c.segmenter in WORD_SEGMENTERS)]
         if len(configs) < 2:
             continue
-        table = compare(
-            configs, judgments, kind, statistic, level, grouping=grouping, n_bootstrap=n_bootstrap, seed=SEED, store=store
-        )
-        values = {}
-        for _, r in table.iterrows():
-            values[r.segmenter_a] = r.value_a
-            values[r.segmenter_b] = r.value_b
-        words = {s: v for s, v in values.items() if s in WORD_SEGMENTERS}
-        if "char" not in values or not words:
+        items = measure(configs, judgments, kind, statistic, level, grouping=grouping, n_bootstrap=n_bootstrap, seed=SEED, store=store)
+        values = {item.config.segmenter: item.result for item in items}
+        words = {s: r for s, r in values.items() if s in WORD_SEGMENTERS and r.defined}
+        if "char" not in values or not values["char"].defined or not words:
             continue
-        best_word = max(sorted(words), key=lambda s: words[s])
-        pair = table[
-            ((table.segmenter_a == "char") & (table.segmenter_b == best_word))
-            | ((table.segmenter_b == "char") & (table.segmenter_a == best_word))
-        ]
-        p_value = float(pair.p_value.iloc[0]) if len(pair) else float("nan")
-        low, high = float("nan"), float("nan")
-        if len(pair):
-            # the interval is of (a - b); flip it when char is b
-            sign = 1.0 if pair.segmenter_a.iloc[0] == "char" else -1.0
-            low, high = sorted((sign * float(pair.delta_ci_low.iloc[0]), sign * float(pair.delta_ci_high.iloc[0])))
+        test = char_against_best_word(values["char"], words, selection=adjust != "none")
         rows.append({
             "dataset": f"{ds.name}{label}", "metric": metric, "judgment_kind": kind, "level": level,
-            "statistic": statistic, "grouping": grouping, "char": values["char"], "best_word": best_word,
-            "best_word_value": words[best_word], "delta": values["char"] - words[best_word],
-            "delta_ci_low": low, "delta_ci_high": high, "p_value": p_value,
+            "statistic": statistic, "grouping": grouping, "char": test["char_value"], "best_word": test["word_segmenter"],
+            "best_word_value": test["word_value"], "delta": test["delta"],
+            "delta_ci_low": test["delta_ci_low"], "delta_ci_high": test["delta_ci_high"], "p_value": test["p_value"],
         })  # fmt: skip
+    family = [r for r in rows if r["metric"] not in GRANULARITY_FREE]
+    for r, p in zip(family, adjust_p_values([r["p_value"] for r in family], adjust)):
+        r["p_adjusted"] = float(p)
+    for r in rows:
+        r.setdefault("p_adjusted", float("nan"))
     return rows
 
 
@@ -113,11 +115,9 @@ def dataset_markdown(ds: Dataset, results: pd.DataFrame, signature: dict) -> str
     return "\n".join(parts)
 
 
-GRANULARITY_FREE = ("chrf",)
-
-
 def headline(tests: pd.DataFrame) -> pd.DataFrame:
-    """Per language, level and human score: how often char beats the best word level.
+    """Per language, level and human score: how often char beats the best word level, and how
+    often significantly (adjusted p <= 0.05, each family's p-values adjusted together).
 
     chrF ignores spaces, so it cannot differ between segmenters and is left out.
     """
@@ -129,8 +129,8 @@ def headline(tests: pd.DataFrame) -> pd.DataFrame:
             "language": language, "level": level, "statistic": statistic, "human": kind,
             "datasets": ", ".join(sorted(set(group.dataset))), "comparisons": len(group),
             "char_ahead": int((group.delta > 0).sum()), "words_ahead": int((group.delta < 0).sum()),
-            "char_significant": int(((group.delta > 0) & (group.p_value <= 0.05)).sum()),
-            "words_significant": int(((group.delta < 0) & (group.p_value <= 0.05)).sum()),
+            "char_significant": int(((group.delta > 0) & (group.p_adjusted <= 0.05)).sum()),
+            "words_significant": int(((group.delta < 0) & (group.p_adjusted <= 0.05)).sum()),
             "mean_delta": float(group.delta.mean()),
         })  # fmt: skip
     return pd.DataFrame(rows)
@@ -142,9 +142,13 @@ def summary_markdown(tests: pd.DataFrame) -> str:
         "# Character level against the best word level (Li et al. 2011's question)\n",
         "For each metric (BLEU, NIST, METEOR, GTM, 1−TER), character level (`char`) against the best",
         "word-level segmenter (jieba or pkuseg for Chinese, MeCab for Japanese) on the same statistic;",
-        "p from a two-sided paired bootstrap over 1000 shared segment resamples. chrF is left out of the",
-        "counts: it ignores spaces, so it is identical at every granularity.\n",
-        "| language | level | statistic | human | datasets | comparisons | char ahead (p ≤ .05) | words ahead (p ≤ .05) | mean delta |",
+        "p from a two-sided paired bootstrap over 1000 shared segment resamples, the best word-level",
+        "segmenter chosen in each resample (for Chinese the larger of jieba and pkuseg; Japanese has MeCab",
+        "alone), so that p and the interval include the choice. The five metrics of one dataset, human score, level and statistic are one",
+        "family: their p-values are adjusted together by Holm's procedure (familywise error rate), and",
+        "a difference counts as significant at adjusted p ≤ .05. chrF is left out of the counts and the",
+        "families: it ignores spaces, so it is identical at every granularity.\n",
+        "| language | level | statistic | human | datasets | comparisons | char ahead (adj. p ≤ .05) | words ahead (adj. p ≤ .05) | mean delta |",
         "|---|---|---|---|---|---:|---:|---:|---:|",
     ]
     for r in head.itertuples(index=False):
@@ -155,14 +159,16 @@ def summary_markdown(tests: pd.DataFrame) -> str:
     lines += [
         "",
         "## Every comparison\n",
-        "delta = char − best word-level segmenter.\n",
-        "| dataset | level | statistic | human | metric | char | best word | its value | delta | p |",
-        "|---|---|---|---|---|---:|---|---:|---:|---:|",
+        "delta = char − best word-level segmenter; p adjusted: Holm over the metrics of the row's dataset,",
+        "human score, level and statistic (empty for chrF, outside the families).\n",
+        "| dataset | level | statistic | human | metric | char | best word | its value | delta | p | p adjusted |",
+        "|---|---|---|---|---|---:|---|---:|---:|---:|---:|",
     ]
     for _, r in tests.iterrows():
+        adjusted = "" if pd.isna(r.p_adjusted) else f"{r.p_adjusted:.3f}"
         lines.append(
             f"| {r.dataset} | {r.level} | {r.statistic} | {r.judgment_kind} | {r.metric} | {r.char:.3f} | "
-            f"{r.best_word} | {r.best_word_value:.3f} | {r.delta:+.3f} | {r.p_value:.3f} |"
+            f"{r.best_word} | {r.best_word_value:.3f} | {r.delta:+.3f} | {r.p_value:.3f} | {adjusted} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -208,11 +214,12 @@ def ties_markdown(tests: pd.DataFrame, rates: pd.DataFrame) -> str:
     lines = [
         "# How much of the character advantage comes from ties?\n",
         "Segment level, pairs of systems within a segment. Δ = char − best word-level segmenter (best on that",
-        "statistic), 95% paired-bootstrap interval, two-sided p. `consistency` drops human and metric ties",
+        "statistic, chosen in each bootstrap resample), 95% paired-bootstrap interval, two-sided p and, after",
+        "the semicolon, p adjusted by Holm over the five metrics. `consistency` drops human and metric ties",
         "(Li et al. 2011); `kendall_acc23` counts every pair, a metric tie being wrong unless the humans tie",
         "too; `acc_eq` lets each configuration choose the metric difference below which it declares a tie",
         "(Deutsch et al. 2023). Tie rate: share of human-ordered pairs the metric scores equal.\n",
-        "| dataset | metric | " + " | ".join(f"Δ {s} [95% CI] (p)" for s, _ in TIE_LADDER) + " | tie rate char | tie rate word |",
+        "| dataset | metric | " + " | ".join(f"Δ {s} [95% CI] (p; adj.)" for s, _ in TIE_LADDER) + " | tie rate char | tie rate word |",
         "|---|---|" + "---:|" * (len(TIE_LADDER) + 2),
     ]
     for (dataset, metric), group in seg.groupby(["dataset", "metric"], sort=True):
@@ -223,7 +230,7 @@ def ties_markdown(tests: pd.DataFrame, rates: pd.DataFrame) -> str:
                 cells.append("")
                 continue
             r = hit.iloc[0]
-            cells.append(f"{r.delta:+.4f} [{r.delta_ci_low:+.4f}, {r.delta_ci_high:+.4f}] ({r.p_value:.3f})")
+            cells.append(f"{r.delta:+.4f} [{r.delta_ci_low:+.4f}, {r.delta_ci_high:+.4f}] ({r.p_value:.3f}; {r.p_adjusted:.3f})")
         word = group[group.statistic == "consistency"].best_word
         shown = []
         for segmenter in ["char", word.iloc[0] if len(word) else ""]:
@@ -302,6 +309,8 @@ def study_spec(data: Path | None, bootstrap: int, only: list[str] | None) -> Stu
     spec = load_spec(SPEC, data)
     if spec.settings["seed"] != SEED:
         raise SystemExit(f"li2011: {SPEC}: study.seed must be {SEED}, the seed of the paired tests")
+    if spec.settings_for(None).adjust != "holm":
+        raise SystemExit(f"li2011: {SPEC}: study.adjust must be holm, the adjustment the reports describe")
     paths = {ds.path for ds in DATASETS if not only or ds.name in only}
     return replace(spec, datasets=tuple(d for d in spec.datasets if d.path in paths),
                    settings={**spec.settings, "bootstrap": bootstrap})

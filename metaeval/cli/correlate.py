@@ -33,7 +33,7 @@ def cmd_correlate(args: argparse.Namespace) -> int:
     }  # fmt: skip
     if args.comparisons:
         write_comparisons(args, scores, judgments, results, settings)
-    emit_results(results, signature, args, "ranked", answer(results, samples, left_out=granularity_free(scores)))
+    emit_results(results, signature, args, "ranked", answer(results, samples, left_out=granularity_free(scores), adjust=settings.adjust))
     return 0
 
 

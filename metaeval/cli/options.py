@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from metaeval.cli.common import bootstrap_count, non_negative, number, positive, split_list
 from metaeval.stats.registry import statistics_taking
-from metaeval.stats.settings import OPTIONS, Option, Settings
+from metaeval.stats.settings import OPTIONS, PORTED_OPTIONS, Option, Settings
 
 #: The argparse type of each kind of option.
 _TYPES: dict[str, Callable[[str], Any]] = {"count": non_negative, "positive": positive, "bootstrap": bootstrap_count, "number": number}
@@ -30,9 +30,9 @@ def _help(option: Option) -> str:
     if option.kind == "list":
         parts.append(f"names: {', '.join(option.choices)}; comma-separated lists too")
     parts.append(f"default: {shown}")
-    taking = statistics_taking(option.field)
+    taking = option.changes or ", ".join(statistics_taking(option.field))
     if taking:
-        parts.append(f"changes {', '.join(taking)}")
+        parts.append(f"changes {taking}")
     return f"{option.help} ({'; '.join(parts)})"
 
 
@@ -50,6 +50,9 @@ def add_statistics_options(p: argparse.ArgumentParser) -> None:
             group.add_argument(option.flag, dest=option.key, choices=option.choices, default=None, help=_help(option))
         else:
             group.add_argument(option.flag, dest=option.key, type=_TYPES[option.kind], default=None, help=_help(option))
+    group.add_argument("--sample-rate", dest="sample_rate", type=number, default=None, metavar="1.0",
+                       help="mt-metrics-eval's tie-calibration sample rate, accepted for a ported configuration: only 1.0 "
+                            "(every pair), which is what metaeval's exact search always does; it changes no number")
 
 
 def given_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -66,7 +69,8 @@ def settings_from_args(args: argparse.Namespace, base: Settings | None = None) -
     """The :class:`~metaeval.stats.settings.Settings` of a command: ``base`` (default: every
     default) with the options given on the command line, checked once."""
     by_key = {option.key: option.field for option in OPTIONS}
-    return Settings.build(base, **{by_key[key]: value for key, value in given_options(args).items()})
+    ported = {name: getattr(args, name) for name in PORTED_OPTIONS if getattr(args, name, None) is not None}
+    return Settings.build(base, **{by_key[key]: value for key, value in given_options(args).items()}, **ported)
 
 
 def add_comparison_options(p: argparse.ArgumentParser) -> None:

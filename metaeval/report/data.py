@@ -172,6 +172,8 @@ def load_answer(path: "str | Path") -> pd.DataFrame | None:
     for column in ANSWER_COLUMNS:
         if frame[column].map(lambda v: v is None or isinstance(v, (int, float))).all():
             frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    if rows and not any(isinstance(row, dict) and "p_adjusted" in row for row in rows):
+        frame["p_adjusted"] = frame["p_value"]  # saved before adjustments existed: the raw p-values were counted
     return frame
 
 

@@ -3,8 +3,9 @@ and the signature in one line.
 
 - :func:`answer_section`: the answer of :func:`metaeval.answer.answer` as a table with one
   row per ranking (human score, level, statistic): the best configuration, then character
-  level against the best word level on one metric with delta, 95% interval and p-value, and
-  the tally over metrics. :func:`answer_legend` says how to read it.
+  level against the best word level on one metric with delta, 95% interval, p-value and
+  adjusted p-value, and the tally over metrics. :func:`answer_legend` says how to read it,
+  naming the family and the adjustment (:func:`adjustment`, from the signature).
 - :func:`context_line`: dataset size from the signature.
 - :func:`signature_line`: the signature in one line (the full one is in JSON and ``--out``).
 """
@@ -17,6 +18,7 @@ from typing import Any, Mapping
 import pandas as pd
 
 from metaeval.report.layout import Section
+from metaeval.stats.adjust import ADJUSTMENTS, CONTROLS
 from metaeval.report.results import fmt_number, plain
 
 ANSWER_TITLE = "Answer: character level (char) against the best word level"
@@ -45,8 +47,8 @@ def answer_section(answer: pd.DataFrame, digits: int = 3) -> Section | None:
     if answer is None or answer.empty:
         return None
     columns = ("human", "level", "statistic", "best configuration", "char vs best word level", "delta", "95% CI", "p",
-               "char ahead", "significant char:word")  # fmt: skip
-    numeric = (False, False, False, False, False, True, False, True, True, True)
+               "p adjusted", "char ahead", "significant char:word")  # fmt: skip
+    numeric = (False, False, False, False, False, True, False, True, True, True, True)
     rows = []
     for r in answer.itertuples(index=False):
         statistic = r.statistic if r.grouping in _PLAIN_GROUPINGS else f"{r.statistic} ({r.grouping})"
@@ -58,24 +60,49 @@ def answer_section(answer: pd.DataFrame, digits: int = 3) -> Section | None:
                 ci = f"[{_signed(r.delta_ci_low, digits)}, {_signed(r.delta_ci_high, digits)}]"
             tally = f"{int(r.char_ahead)} of {int(r.metrics)}"
             significant = f"{int(r.char_significant)}:{int(r.word_significant)}" if math.isfinite(r.p_value) else ""
-            cells = (versus, _signed(r.delta, digits), ci, _p_text(r.p_value, r.n_samples), tally, significant)
+            adjusted = _p_text(r.p_adjusted, r.n_samples) if "p_adjusted" in answer.columns else ""
+            cells = (versus, _signed(r.delta, digits), ci, _p_text(r.p_value, r.n_samples), adjusted, tally, significant)
         else:
-            cells = (r.note, "", "", "", "", "")
+            cells = (r.note, "", "", "", "", "", "")
         rows.append((r.judgment_kind, r.level, statistic, best) + cells)
     return Section((("dataset", ANSWER_TITLE),), columns, tuple(rows), numeric, nowrap=(3, 4, 5, 6))
 
 
+def adjustment(signature: Mapping[str, Any] | None) -> str | None:
+    """The p-value adjustment a signature records (:mod:`metaeval.stats.adjust`): its
+    ``statistics.adjust``; ``none`` for statistics recorded before adjustments existed (their
+    p-values were raw); None without a signature of statistics."""
+    statistics = (signature or {}).get("statistics")
+    if not isinstance(statistics, Mapping):
+        return None
+    method = statistics.get("adjust", "none")
+    return method if method in ADJUSTMENTS else None
+
+
 def answer_legend(answer: pd.DataFrame, signature: Mapping[str, Any] | None) -> list[str]:
-    """How to read the answer table, in a few lines."""
+    """How to read the answer table, in a few lines: the test, whether the best word-level
+    segmenter is chosen in each resample, the family of the adjusted p-values and the adjustment."""
     if answer is None or answer.empty:
         return []
     n = (signature or {}).get("n_bootstrap")
+    method = adjustment(signature)
     resamples = f"{n} paired bootstrap resamples of segments" if n else "paired bootstrap resamples of segments"
+    chosen = (
+        "the word-level segmenter is the one best on the full sample" if method == "none" else
+        "the best word-level segmenter is chosen in each resample (the maximum over them), so the interval and p "
+        "include that choice"
+    )  # fmt: skip
+    how = (
+        f"adjusted by {CONTROLS[method]}" if method in ("holm", "bh") else "not adjusted (p adjusted = p)" if method == "none"
+        else "adjusted as the signature's adjust says"
+    )  # fmt: skip
     lines = [
         "delta = char - best word-level segmenter, on the metric of the best configuration whose value "
-        f"depends on segmentation; 95% CI and two-sided p from {resamples}.",
+        f"depends on segmentation; 95% CI and two-sided p from {resamples}; {chosen}.",
+        "p adjusted: the family is the row's metrics that depend on segmentation (those of 'char ahead', one "
+        f"human score, level, statistic and grouping), {how}.",
         "char ahead: metrics where char beats the best word level; significant: how many of those differences "
-        "have p <= 0.05, for char : for words.",
+        "have adjusted p <= 0.05, for char : for words.",
     ]
     left_out = sorted({m for text in answer["left_out"].fillna("") for m in str(text).split(", ") if m})
     if left_out:
@@ -124,4 +151,4 @@ def signature_line(signature: Mapping[str, Any] | None) -> str:
     return "|".join(parts)
 
 
-__all__ = ["ANSWER_TITLE", "answer_legend", "answer_section", "context_line", "signature_line"]
+__all__ = ["ANSWER_TITLE", "adjustment", "answer_legend", "answer_section", "context_line", "signature_line"]

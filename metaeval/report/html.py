@@ -88,7 +88,7 @@ def render_html(
                              chance=chance_level(dict(section.key), chance)))
         out += _table(section)
         if section.marked:
-            out.append('<p class="notes">Bold: best in column.</p>')
+            out.append(f'<p class="notes">Bold: {esc(section.marked_as)}.</p>')
         if section.notes:
             out.append('<ul class="notes">')
             out += [f"<li>{esc(n)}</li>" for n in section.notes]

@@ -29,7 +29,7 @@ def tex_escape(text: str) -> str:
 
 
 def _table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool],
-           marked: frozenset = frozenset(), notes: Sequence[str] = ()) -> list[str]:  # fmt: skip
+           marked: frozenset = frozenset(), notes: Sequence[str] = (), marked_as: str = "best in column") -> list[str]:  # fmt: skip
     spec = "".join("r" if n else "l" for n in numeric)
     lines = [r"\begin{table}[ht]", r"\centering", r"\small", rf"\begin{{tabular}}{{{spec}}}", r"\toprule"]
     lines.append(" & ".join(tex_escape(c) for c in columns) + r" \\")
@@ -41,7 +41,7 @@ def _table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], nu
     lines += [r"\bottomrule", r"\end{tabular}"]
     caption = tex_escape(title)
     if marked:
-        caption += " Bold: best in column."
+        caption += f" Bold: {tex_escape(marked_as)}."
     if notes:
         caption += " " + " ".join(tex_escape(n) for n in notes)
     lines += [rf"\caption{{{caption}}}", r"\end{table}", ""]
@@ -56,7 +56,7 @@ def render_latex(title: str, signature: Sequence[tuple[str, str]] | None, sectio
     lines.append("% needs \\usepackage{booktabs}")
     lines.append("")
     for section in sections:
-        lines += _table(section.title, section.columns, section.rows, section.numeric, section.marked, section.notes)
+        lines += _table(section.title, section.columns, section.rows, section.numeric, section.marked, section.notes, section.marked_as)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

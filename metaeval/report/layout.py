@@ -7,7 +7,9 @@ statistic, grouping, tie policy):
   values last with their reason; columns rank, cluster, metric, segmenter, value, 95% CI,
   n, plus C/D/ties for pair-counting statistics and a note column when any row has one.
 - ``table``: the layout of Li, Zong & Ng 2011 (Tables 2-5): rows are segmenters, columns
-  metrics, cells ``value [ci_low, ci_high]``; the best cell of each column is marked.
+  metrics, cells ``value [ci_low, ci_high]``; the best cell of each column is marked, and
+  with significance clusters every cell in the same cluster as it (not told apart from it at
+  p <= 0.05 after the adjustment of the ranking's pairs).
 
 A ranking whose every value is undefined becomes a section without rows that states the
 reason (``undefined``), drawn as one line. :func:`answer_section` lays out the answer
@@ -67,6 +69,8 @@ class Section:
     undefined: str = ""
     #: columns whose cells must not wrap (intervals)
     nowrap: tuple[int, ...] = ()
+    #: what a marked (bold) cell is
+    marked_as: str = "best in column"
 
     @property
     def statistic(self) -> str:
@@ -82,17 +86,19 @@ class Section:
         return ", ".join(parts) or "results"
 
 
-def sections(results: pd.DataFrame, layout: str = "ranked", digits: int = 3) -> list[Section]:
-    """The sections of ``layout`` for normalised ``results`` (see :mod:`metaeval.report.results`)."""
+def sections(results: pd.DataFrame, layout: str = "ranked", digits: int = 3, adjust: str | None = None) -> list[Section]:
+    """The sections of ``layout`` for normalised ``results`` (see :mod:`metaeval.report.results`);
+    ``adjust``: the p-value adjustment of the clusters (:mod:`metaeval.stats.adjust`; None when
+    not known, and the notes then refer to the signature)."""
     table = order_rows(results)
-    builder = {"ranked": _ranked, "table": _matrix}[layout]
     out = []
     for key, rows in table.groupby(list(GROUP_KEYS), sort=False, dropna=False):
         named = tuple(zip(GROUP_KEYS, map(str, key)))
         if rows["value"].isna().all():
             out.append(Section(named, (), (), (), undefined=_reasons(rows)))
             continue
-        out.append(builder(named, rows.reset_index(drop=True), digits))
+        rows = rows.reset_index(drop=True)
+        out.append(_ranked(named, rows, digits, adjust) if layout == "ranked" else _matrix(named, rows, digits, adjust))
     return out
 
 
@@ -103,12 +109,22 @@ def _reasons(rows: pd.DataFrame) -> str:
     return "; ".join(reason for reason, _ in ordered)
 
 
-#: How significance clusters are formed (:func:`metaeval.stats.significance.significance_clusters`).
-CLUSTER_NOTE = (
-    "cluster: configurations in one cluster do not differ significantly from each other "
-    "(two-sided paired bootstrap, p > 0.05); a new cluster starts at the first configuration "
-    "significantly worse than a member of the current one"
-)
+#: How p-values of a ranking's pairs are adjusted, by the settings' ``adjust`` (None: not known).
+_ADJUSTED = {
+    "holm": "Holm-adjusted over the ranking's pairs",
+    "bh": "Benjamini-Hochberg-adjusted over the ranking's pairs",
+    "none": "not adjusted",
+    None: "adjusted over the ranking's pairs as the signature's adjust says",
+}
+
+
+def cluster_note(adjust: str | None) -> str:
+    """How significance clusters are formed (:func:`metaeval.stats.significance.significance_clusters`)."""
+    return (
+        "cluster: configurations in one cluster do not differ significantly from each other "
+        f"(two-sided paired bootstrap, p > 0.05, p-values {_ADJUSTED.get(adjust, _ADJUSTED[None])}); a new cluster "
+        "starts at the first configuration significantly worse than a member of the current one"
+    )
 
 
 def _bars(rows: pd.DataFrame) -> tuple[Bar, ...]:
@@ -124,7 +140,7 @@ def _display_ranks(rows: pd.DataFrame) -> np.ndarray:
     return np.where(np.isnan(given), computed, given)
 
 
-def _ranked(key: tuple[tuple[str, str], ...], rows: pd.DataFrame, digits: int) -> Section:
+def _ranked(key: tuple[tuple[str, str], ...], rows: pd.DataFrame, digits: int, adjust: str | None) -> Section:
     counted = rows["statistic"].isin(COUNTED_STATISTICS).any() or rows["concordant"].notna().any()
     has_note = (rows["note"] != "").any()
     has_epsilon = "epsilon" in rows.columns and rows["epsilon"].notna().any()
@@ -159,11 +175,11 @@ def _ranked(key: tuple[tuple[str, str], ...], rows: pd.DataFrame, digits: int) -
         if has_note:
             cells.append(f"undefined: {r.note}" if undefined and r.note else r.note)
         body.append(tuple(cells))
-    notes = (CLUSTER_NOTE,) if cluster.astype(str).ne("").any() else ()
+    notes = (cluster_note(adjust),) if cluster.astype(str).ne("").any() else ()
     return Section(key, tuple(columns), tuple(body), tuple(numeric), notes=notes, bars=_bars(rows), nowrap=(5,))
 
 
-def _matrix(key: tuple[tuple[str, str], ...], rows: pd.DataFrame, digits: int) -> Section:
+def _matrix(key: tuple[tuple[str, str], ...], rows: pd.DataFrame, digits: int, adjust: str | None) -> Section:
     dup = rows.duplicated(["metric", "segmenter"], keep=False)
     if dup.any():
         bad = rows[dup].iloc[0]
@@ -174,10 +190,14 @@ def _matrix(key: tuple[tuple[str, str], ...], rows: pd.DataFrame, digits: int) -
     metrics = sorted(set(rows["metric"]))
     segmenters = sorted(set(rows["segmenter"]))
     cell = {(r.segmenter, r.metric): r for r in rows.itertuples(index=False)}
-    best = {}
+    best, best_clusters = {}, {}
+    clustered = "cluster" in rows.columns and rows["cluster"].astype(str).ne("").any()
     for metric in metrics:
         values = rows.loc[rows["metric"] == metric, "value"]
         best[metric] = values.max() if values.notna().any() else np.nan
+        if clustered:
+            top = rows[(rows["metric"] == metric) & (rows["value"] == best[metric])]
+            best_clusters[metric] = {str(c) for c in top["cluster"] if str(c)}
     body, marked = [], set()
     undefined: dict[str, list[str]] = {}
     for i, segmenter in enumerate(segmenters):
@@ -191,14 +211,20 @@ def _matrix(key: tuple[tuple[str, str], ...], rows: pd.DataFrame, digits: int) -
                 undefined.setdefault(r.note or "undefined", []).append(f"{metric} / {segmenter}")
             else:
                 cells.append(f"{fmt_number(r.value, digits)} {fmt_ci(r.ci_low, r.ci_high, digits)}".rstrip())
-                if r.value == best[metric]:
+                if r.value == best[metric] or (clustered and str(r.cluster) in best_clusters[metric]):
                     marked.add((i, j))
         body.append(tuple(cells))
     columns = ("segmenter", *metrics)
     numeric = (False,) + (True,) * len(metrics)
     notes = tuple(f"{UNDEFINED}: {', '.join(where)}: {reason}" for reason, where in undefined.items())
     nowrap = tuple(range(1, len(columns)))
-    return Section(key, columns, tuple(body), numeric, frozenset(marked), notes, _bars(rows), nowrap=nowrap)
+    marked_as = "best in column"
+    if clustered:
+        marked_as = (
+            "best in column, and every cell of its column in the same significance cluster as it "
+            f"(not told apart from it: paired bootstrap, p > 0.05, p-values {_ADJUSTED.get(adjust, _ADJUSTED[None])})"
+        )
+    return Section(key, columns, tuple(body), numeric, frozenset(marked), notes, _bars(rows), nowrap=nowrap, marked_as=marked_as)
 
 
 def _describe(key: tuple[tuple[str, str], ...]) -> str:

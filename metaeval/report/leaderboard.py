@@ -26,7 +26,7 @@ import pandas as pd
 from metaeval.answer import answer as compute_answer
 from metaeval.errors import UsageError
 from metaeval.report.data import render_delimited, render_json
-from metaeval.report.headline import answer_legend, answer_section, context_line, signature_line
+from metaeval.report.headline import adjustment, answer_legend, answer_section, context_line, signature_line
 from metaeval.report.html import render_html
 from metaeval.report.latex import render_latex
 from metaeval.report.layout import LAYOUTS, sections
@@ -112,7 +112,7 @@ def render(
         answer = compute_answer(table)
     lead = [s for s in (answer_section(answer, digits),) if s is not None]
     intro = [line for line in (context_line(sig, table),) if line]
-    parts = sections(table, layout, digits)
+    parts = sections(table, layout, digits, adjustment(sig))
     if format == "latex":
         pairs = flatten_signature(sig) if sig is not None else None
         return render_latex(heading, pairs, parts)

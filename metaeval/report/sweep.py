@@ -7,8 +7,9 @@
 - ``summary.md``: the granularities, the curve as tables (rows by characters per token,
   a column per metric, ``value [ci_low, ci_high]``), the best granularity per metric, the
   spread across word segmenters against the word-character gap, boundary agreement and
-  the Denoual & Lepage equivalence over the ladder;
-- ``results.tsv`` (the ResultTable with ``family`` and ``chars_per_token``),
+  the Denoual & Lepage equivalence over the ladder, and the answer (char against the best word
+  segmenter, chosen in each resample, with raw and adjusted p-values);
+- ``answer.tsv`` (:func:`metaeval.answer.answer`), ``results.tsv`` (the ResultTable with ``family`` and ``chars_per_token``),
   ``granularities.tsv``, ``best.tsv``, ``spread.tsv``, ``boundaries.tsv``,
   ``equivalence.tsv``, ``signature.json``.
 """
@@ -27,11 +28,13 @@ from metaeval.report.files import write_atomic
 from metaeval.report.plots import curve_panels
 from metaeval.report.results import flatten_signature, fmt_ci, fmt_number, to_json
 from metaeval.report.text import render_markdown
+from metaeval.stats.adjust import CONTROLS
+from metaeval.stats.defaults import ADJUST
 from metaeval.sweep import SweepResult, best_granularities, dictionary_spread
 
 PANEL_KEYS = ["judgment_kind", "level", "statistic", "grouping"]
 FILES = (
-    "curve.png", "summary.md", "results.tsv", "granularities.tsv", "best.tsv", "spread.tsv",
+    "curve.png", "summary.md", "answer.tsv", "results.tsv", "granularities.tsv", "best.tsv", "spread.tsv",
     "boundaries.tsv", "equivalence.tsv", "signature.json",
 )  # fmt: skip
 
@@ -97,7 +100,27 @@ def summary_markdown(result: SweepResult) -> str:
         sections.append(frame_section("Boundary agreement (F1 of token boundaries, first reference)", boundary_matrix(result)))
     if len(result.equivalence):
         sections.append(frame_section("Denoual & Lepage equivalence over the ladder: character order M equivalent to N = 4", result.equivalence))
+    if len(result.answer):
+        sections.append(frame_section(answer_title(result.signature), result.answer[list(ANSWER_SHOWN)]))
     return render_markdown(f"Granularity sweep: {result.dataset}", flatten_signature(result.signature), sections)
+
+
+#: The answer's columns in the summary (answer.tsv has them all).
+ANSWER_SHOWN = (
+    "judgment_kind", "level", "statistic", "grouping", "metric", "char_value", "word_segmenter", "word_value", "delta",
+    "delta_ci_low", "delta_ci_high", "p_value", "p_adjusted", "metrics", "char_ahead", "char_significant", "word_significant",
+)  # fmt: skip
+
+
+def answer_title(signature: dict[str, Any]) -> str:
+    """The heading of the answer: what is compared, and how the p-values are adjusted."""
+    method = (signature.get("options") or {}).get("adjust", ADJUST)
+    if method == "none":
+        how = "the word segmenter best on the full sample; raw p-values"
+    else:
+        how = (f"the best word segmenter chosen in each bootstrap resample; p adjusted by {CONTROLS[method]}, "
+               "over the metrics of each row, whose counts use it")
+    return f"Character level against the best word segmenter, on the best metric of each statistic ({how})"
 
 
 def boundary_matrix(result: SweepResult) -> pd.DataFrame:
@@ -124,6 +147,7 @@ def write_sweep(result: SweepResult, out: "str | Path", overwrite: bool = False)
     written = [figure(result, folder / "curve.png", overwrite=overwrite)]
     texts = {
         "summary.md": summary_markdown(result),
+        "answer.tsv": _tsv(result.answer),
         "results.tsv": _tsv(result.results),
         "granularities.tsv": _tsv(result.granularities),
         "best.tsv": _tsv(best_granularities(result.results)),

@@ -94,7 +94,7 @@ def _text_table(section: Section) -> list[str]:
     out = [title, "-" * display_width(title), line(header), line(["-" * w for w in widths])]
     out += [line(r) for r in cells]
     if section.marked:
-        out.append(f"{BEST_MARK} best in column")
+        out.append(f"{BEST_MARK} {section.marked_as}")
     out += [one_line(n) for n in section.notes]
     return out
 
@@ -158,7 +158,7 @@ def _md_table(section: Section) -> list[str]:
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     if section.marked:
-        lines += ["Bold: best in column.", ""]
+        lines += [f"Bold: {md_escape(section.marked_as)}.", ""]
     lines += [f"- {md_escape(n)}" for n in section.notes]
     if section.notes:
         lines.append("")

@@ -107,7 +107,8 @@ def segment_correlation(
     Grouped values are averaged as mt-metrics-eval's ``AverageCorrelation``
     (:mod:`metaeval.stats.grouping`): ``average`` ``macro`` or ``micro``, groups where the
     correlation is undefined skipped or counted as 0 (``undefined``; their number is in
-    ``counts["skipped"]``). ``weights`` (``[n_samples, n_seg]``) gives the bootstrap samples of
+    ``counts["skipped"]``). The grouped ``p_value`` is the groups' scipy p-values averaged the
+    same way (:func:`averaged_p_value`). ``weights`` (``[n_samples, n_seg]``) gives the bootstrap samples of
     segments. ``cache``: a dict the caller keeps for one ``(human, weights)`` pair, so that the
     human-side work of rank correlations is done once for many metrics.
     """
@@ -140,7 +141,8 @@ def segment_correlation(
     if not used > 0 or math.isnan(float(mean)):
         return undefined_result(f"{method} undefined for every {unit} ({len(parts)} {unit}s)", 0, {"skipped": skipped})
     counted = int(((weight > 0) & (defined | (undefined == "zero"))).sum())
-    result = Correlation(float(mean), n=counted, counts={"skipped": skipped})
+    p_value = averaged_p_value(values, np.array([p.p_value for p in parts]), weight, undefined)
+    result = Correlation(float(mean), n=counted, p_value=p_value, counts={"skipped": skipped})
     samples = None
     if weights is not None:
         if grouping == "item":
@@ -159,6 +161,24 @@ def segment_correlation(
                 warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN sample is NaN on purpose
                 samples = average_groups(per_sys.T, group_weights(np.asarray(weights, float) @ judged.T, average), undefined)[0]
     return with_samples(result, samples, ci)
+
+
+def averaged_p_value(values: np.ndarray, p_values: np.ndarray, weights: np.ndarray, undefined: str) -> float:
+    """The p-value mt-metrics-eval's ``AverageCorrelation`` reports for a grouped correlation: the
+    groups' p-values averaged with the weights of their values (:func:`~metaeval.stats.grouping.average_groups`).
+
+    A group whose correlation is undefined is left out (``skip``) or, with ``zero``, counts with
+    its weight and a p-value of 0, as mt-metrics-eval adds a NaN group's weight and nothing to
+    the sum; a defined group without a p-value makes the average undefined (NaN). The groups are
+    not independent samples (the same systems, or the same segments, recur in every group), so
+    this average is no p-value of a test of the grouped statistic; it is reported for parity with
+    mt-metrics-eval (docs/reference.md, "Grouped statistics and their p-values").
+    """
+    defined = ~np.isnan(np.asarray(values, float))
+    p = np.asarray(p_values, float)
+    if np.any(defined & (weights > 0) & np.isnan(p)):
+        return math.nan
+    return float(average_groups(np.where(defined, p, np.nan), weights, undefined)[0])
 
 
 def _difference_sums(moments: np.ndarray) -> np.ndarray:
@@ -327,4 +347,4 @@ def average(results: list[Correlation], ci: float = CI) -> Correlation:
     return with_samples(Correlation(value, n=min(r.n for r in results)), samples, ci)
 
 
-__all__ = ["CORRELATIONS", "MIN_ITEMS", "average", "correlate_vectors", "pairwise_difference_pearson", "segment_correlation", "system_correlation"]
+__all__ = ["CORRELATIONS", "MIN_ITEMS", "average", "averaged_p_value", "correlate_vectors", "pairwise_difference_pearson", "segment_correlation", "system_correlation"]

@@ -28,8 +28,10 @@ PERMUTATIONS = 1000
 PERMUTATION_SEED = 12345
 #: Significance level of the clusters and paired tests.
 ALPHA = 0.05
+#: p-values of a family of comparisons are adjusted by Holm's procedure (familywise error rate).
+ADJUST = "holm"
 
 __all__ = [
-    "ALPHA", "AVERAGE", "BOOTSTRAP", "CI", "PAIR_GROUPS", "PERMUTATIONS", "PERMUTATION_SEED", "REFIT_EPSILON", "SEED",
+    "ADJUST", "ALPHA", "AVERAGE", "BOOTSTRAP", "CI", "PAIR_GROUPS", "PERMUTATIONS", "PERMUTATION_SEED", "REFIT_EPSILON", "SEED",
     "TIE_POLICY", "UNDEFINED",
 ]  # fmt: skip

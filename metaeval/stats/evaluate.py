@@ -430,8 +430,8 @@ def evaluate(
     system-level rows only. ``kinds=None``: every kind present. With ``clusters=True``, columns
     ``rank`` (competition rank by value) and ``cluster``
     (:func:`~metaeval.stats.significance.significance_clusters` of two-sided paired bootstrap
-    p-values at ``alpha``) are added per ranking (same dataset, kind, level, statistic,
-    grouping, tie policy). Same inputs and seed give the same table. With
+    p-values at ``alpha``, adjusted over the ranking's pairs as ``settings.adjust`` says) are
+    added per ranking (same dataset, kind, level, statistic, grouping, tie policy). Same inputs and seed give the same table. With
     ``return_samples=True`` the result is ``(table, samples)``: row ``i`` of ``samples``
     (``[n_rows, n_bootstrap]``, NaN where undefined) holds the bootstrap values of table row
     ``i``, on resamples shared by every row, so any two rows can be compared pairwise. With an
@@ -446,7 +446,7 @@ def evaluate(
     found = _items(configs, judgments, kinds, settings, progress, as_store(store), executor)
     table = pd.DataFrame([_row(item, settings, dataset, dropped) for item, dropped in found], columns=list(RESULT_COLUMNS))
     if clusters:
-        add_clusters(table, [item.result for item, _ in found], alpha)
+        add_clusters(table, [item.result for item, _ in found], alpha, settings.adjust)
     if return_samples:
         samples = np.full((len(found), settings.n_bootstrap), np.nan)
         for i, (item, _) in enumerate(found):

@@ -2,7 +2,8 @@
 rerun reads its correlations and bootstrap samples instead of computing them again.
 
 An entry's key holds what its items depend on: the configuration's scores and statistics, the
-judgments, the kinds and every setting. An index per configuration (keyed by the settings that fix
+judgments, the kinds and every setting that can change a value (not those that only change what is
+called significant, :data:`~metaeval.stats.settings.REPORTING_FIELDS`). An index per configuration (keyed by the settings that fix
 the values, not those that only choose which items are computed) lists the entries computed for it,
 so that a run asking for fewer statistics reads them from an entry of a run that asked for more.
 """
@@ -20,7 +21,7 @@ from metaeval.scoretable import ConfigScores
 from metaeval.stats.case import Item
 from metaeval.stats.registry import REGISTRY
 from metaeval.stats.result import Correlation
-from metaeval.stats.settings import Settings
+from metaeval.stats.settings import REPORTING_FIELDS, Settings
 
 
 def config_digest(config: ConfigScores, named: bool = True) -> str:
@@ -36,10 +37,21 @@ def config_digest(config: ConfigScores, named: bool = True) -> str:
     return h.hexdigest()
 
 
+def _settings_text(settings: Settings) -> str:
+    """``repr(settings)`` without the fields that change no item (:data:`REPORTING_FIELDS`)."""
+    fields = [f for f in dataclasses.fields(settings) if f.name not in REPORTING_FIELDS]
+    return f"Settings({', '.join(f'{f.name}={getattr(settings, f.name)!r}' for f in fields)})"
+
+
+#: What an entry holds, in its key: raised whenever a stored item would differ from the one computed
+#: now (2: grouped correlations carry their groups' averaged p-value).
+ITEMS_FORMAT = "items-2"
+
+
 def config_key(digest: str, judged: str, kind_list: list[str], settings: Settings) -> str:
     """What a configuration's items depend on: its scores and statistics (``digest``, from
-    :func:`config_digest`), the judgments, the kinds and every setting."""
-    return f"items|{digest}|{judged}|{','.join(kind_list)}|{settings!r}"
+    :func:`config_digest`), the judgments, the kinds and every setting that can change a value."""
+    return f"{ITEMS_FORMAT}|{digest}|{judged}|{','.join(kind_list)}|{_settings_text(settings)}"
 
 
 #: Settings that choose which items are computed; the others (and the data) fix their values.
@@ -49,8 +61,8 @@ _CHOOSING = ("statistics", "groupings", "levels")
 def index_key(digest: str, judged: str, settings: Settings) -> str:
     """The key of the list of item entries computed for one configuration (``digest``) and
     judgments under settings that differ at most in which statistics, groupings and levels they ask for."""
-    fixing = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings) if f.name not in _CHOOSING}
-    return f"items-index|{digest}|{judged}|{fixing!r}"
+    fixing = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings) if f.name not in _CHOOSING + REPORTING_FIELDS}
+    return f"{ITEMS_FORMAT}-index|{digest}|{judged}|{fixing!r}"
 
 
 def item_specs(settings: Settings) -> list[tuple[str, str, str]]:

@@ -1,5 +1,6 @@
 """Paired significance tests between the configurations of a ranking: :func:`compare` for one
-statistic, :func:`compare_all` for every ranking of a ResultTable.
+statistic, :func:`compare_all` for every ranking of a ResultTable; :func:`measure` gives the
+configurations' values and bootstrap samples on one statistic, which both compare.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from metaeval.corpora.model import Judgments
 from metaeval.errors import UsageError
 from metaeval.scoretable import ConfigScores
 from metaeval.stats.case import Case, Item
-from metaeval.stats.clusters import cluster_order
+from metaeval.stats.adjust import adjust_pair_matrix
+from metaeval.stats.clusters import cluster_order, ranks_of
 from metaeval.stats.correlations import correlate_vectors
 from metaeval.stats.defaults import ALPHA, CI
 from metaeval.stats.evaluate import _items, direction, subset
@@ -23,7 +25,7 @@ from metaeval.stats.registry import REGISTRY, known_statistics
 from metaeval.stats.resampling import percentile_ci
 from metaeval.stats.result import Correlation
 from metaeval.stats.settings import Settings
-from metaeval.stats.significance import PairedTest, paired_permutation_test, significance_clusters, williams_test
+from metaeval.stats.significance import PairedTest, paired_permutation_test, williams_test
 
 COMPARE_METHODS = ("bootstrap", "permutation", "williams")
 COMPARISON_KEYS = ("dataset", "judgment_kind", "level", "statistic", "grouping")
@@ -47,8 +49,8 @@ def compare(
 
     Configurations are ranked by value (best first; undefined ones left out). One row per
     pair ``(a, b)`` with ``a`` ranked above ``b``: ``metric_a, segmenter_a, config_a,
-    metric_b, segmenter_b, config_b, value_a, value_b, delta, p_value, method, significant,
-    cluster_a, cluster_b``. ``method``:
+    metric_b, segmenter_b, config_b, value_a, value_b, delta, p_value, p_adjusted, method,
+    significant, cluster_a, cluster_b``. ``method``:
 
     - ``bootstrap``: paired bootstrap on the shared segment resamples, two-sided
       (:func:`~metaeval.stats.significance.paired_bootstrap_test`);
@@ -63,16 +65,15 @@ def compare(
     ``settings`` (with any field given in ``options``) are those of the run, narrowed here to
     ``level:statistic`` and ``grouping``. ``delta_ci_low``/``delta_ci_high``: the percentile
     interval of ``value_a - value_b`` over the shared bootstrap resamples (NaN without
-    bootstrap). Clusters follow :func:`~metaeval.stats.significance.significance_clusters` on
-    these p-values. ``store`` keeps each configuration's values and bootstrap samples by content
-    hash (as :func:`~metaeval.stats.evaluate.evaluate`), so a rerun reads them instead of
-    resampling again.
+    bootstrap). The pairs are one family: ``p_adjusted`` is ``p_value`` adjusted over them as
+    ``settings.adjust`` says (Holm by default; :mod:`metaeval.stats.adjust`), and ``significant``
+    and the clusters (:func:`~metaeval.stats.significance.significance_clusters`) follow it.
+    ``store`` keeps each configuration's values and bootstrap samples by content hash (as
+    :func:`~metaeval.stats.evaluate.evaluate`), so a rerun reads them instead of resampling again.
     """
     if method not in COMPARE_METHODS:
         raise UsageError(f"unknown comparison method {method!r}; known: {', '.join(COMPARE_METHODS)}")
-    if statistic not in REGISTRY or level not in REGISTRY[statistic].levels:
-        raise UsageError(f"no {statistic!r} at level {level!r}; known: {', '.join(known_statistics())}")
-    if method == "williams" and not (REGISTRY[statistic].williams and (level == "sys" or grouping == "none")):
+    if method == "williams" and statistic in REGISTRY and not (REGISTRY[statistic].williams and (level == "sys" or grouping == "none")):
         raise UsageError(
             f"the Williams test compares two Pearson correlations over the same items (pearson, grouping none, "
             f"or system level); got {level}:{statistic} grouping {grouping}: use bootstrap or permutation"
@@ -80,13 +81,10 @@ def compare(
     settings = Settings.build(settings, **options)
     if settings.n_bootstrap < 1 and method != "williams":
         raise UsageError(f"comparisons need n_bootstrap >= 1, got {settings.n_bootstrap}")
-    grouped = (grouping,) if REGISTRY[statistic].groupings and level == "seg" else ()
-    settings = Settings.build(settings, groupings=grouped, statistics=(f"{level}:{statistic}",), levels=(level,))
-    from metaeval.store import as_store
-
-    found = [item for item, _ in _items(configs, judgments, [kind], settings, store=as_store(store))]
+    found = measure(configs, judgments, kind, statistic, level, grouping=grouping, settings=settings, store=store)
+    settings = _narrowed(settings, statistic, level, grouping)
     results = [item.result for item in found]
-    order, p, ranks = cluster_order(results, alpha, bootstrap=method == "bootstrap")
+    order, p, ranks = cluster_order(results, alpha, bootstrap=method == "bootstrap", adjust=settings.adjust)
     if method != "bootstrap":
         rng = np.random.default_rng(settings.seed)
         for a in range(len(order)):
@@ -96,7 +94,8 @@ def compare(
                     p[a, b] = p[b, a] = _williams(ia, ib, judgments, settings)
                 else:
                     p[a, b] = p[b, a] = _permutation(ia, ib, judgments, settings, rng).p_value
-        ranks = np.array(significance_clusters(p, alpha), dtype=int)
+        ranks = ranks_of(p, alpha, settings.adjust)
+    adjusted = adjust_pair_matrix(p, settings.adjust)
     label = {"bootstrap": "bootstrap", "permutation": "permutation", "williams": "williams (one-sided)"}[method]
     rows = []
     for a in range(len(order)):
@@ -108,14 +107,44 @@ def compare(
                 "metric_b": ib.config.metric, "segmenter_b": ib.config.segmenter, "config_b": ib.config.config,
                 "value_a": ia.result.value, "value_b": ib.result.value,
                 "delta": ia.result.value - ib.result.value, "delta_ci_low": low, "delta_ci_high": high,
-                "p_value": p[a, b], "method": label, "significant": bool(p[a, b] <= alpha),
+                "p_value": p[a, b], "p_adjusted": adjusted[a, b], "method": label, "significant": bool(adjusted[a, b] <= alpha),
                 "cluster_a": int(ranks[a]), "cluster_b": int(ranks[b]),
             })  # fmt: skip
     columns = [
         "metric_a", "segmenter_a", "config_a", "metric_b", "segmenter_b", "config_b", "value_a", "value_b",
-        "delta", "delta_ci_low", "delta_ci_high", "p_value", "method", "significant", "cluster_a", "cluster_b",
+        "delta", "delta_ci_low", "delta_ci_high", "p_value", "p_adjusted", "method", "significant", "cluster_a", "cluster_b",
     ]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)
+
+
+def _narrowed(settings: Settings, statistic: str, level: str, grouping: str) -> Settings:
+    """``settings`` asking for ``level:statistic`` (with ``grouping`` where it has groupings) only."""
+    if statistic not in REGISTRY or level not in REGISTRY[statistic].levels:
+        raise UsageError(f"no {statistic!r} at level {level!r}; known: {', '.join(known_statistics())}")
+    grouped = (grouping,) if REGISTRY[statistic].groupings and level == "seg" else ()
+    return Settings.build(settings, groupings=grouped, statistics=(f"{level}:{statistic}",), levels=(level,))
+
+
+def measure(
+    configs: Sequence[ConfigScores],
+    judgments: Judgments,
+    kind: str,
+    statistic: str = "consistency",
+    level: str = "seg",
+    *,
+    grouping: str = "none",
+    settings: Settings | None = None,
+    store=None,  # noqa: ANN001 - a metaeval.store.Store or a folder
+    **options: Any,
+) -> list[Item]:
+    """The item of each configuration on one statistic (``level:statistic``, ``grouping`` at
+    segment level): its :class:`~metaeval.stats.result.Correlation` with the bootstrap samples of
+    the run's shared resamples, in the order of ``configs``. ``settings`` and ``options`` as for
+    :func:`compare`; ``store`` keeps and reads the items by content hash."""
+    from metaeval.store import as_store
+
+    chosen = _narrowed(Settings.build(settings, **options), statistic, level, grouping)
+    return [item for item, _ in _items(configs, judgments, [kind], chosen, store=as_store(store))]
 
 
 def _delta_interval(a: Correlation, b: Correlation, level: float = CI) -> tuple[float, float]:
@@ -209,4 +238,4 @@ def _permutation(a: Item, b: Item, judgments: Judgments, settings: Settings, rng
     return paired_permutation_test(statistic, ma, mb, rng, settings.n_bootstrap)
 
 
-__all__ = ["COMPARE_METHODS", "COMPARISON_KEYS", "compare", "compare_all"]
+__all__ = ["COMPARE_METHODS", "COMPARISON_KEYS", "compare", "compare_all", "measure"]

@@ -17,6 +17,7 @@ import numpy as np
 
 from metaeval.errors import UsageError
 from metaeval.stats import defaults
+from metaeval.stats.adjust import ADJUSTMENTS, FAMILIES
 from metaeval.stats.grouping import AVERAGES, GROUPINGS, UNDEFINED_POLICIES
 from metaeval.stats.pairwise import PAIR_GROUPS, TIE_POLICIES
 from metaeval.stats.registry import DEFAULT_STATISTICS, LEVELS, REGISTRY, STATISTICS, check_statistic, parse_statistic
@@ -34,6 +35,25 @@ def _whole(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
+def check_sample_rate(value: Any) -> None:
+    """mt-metrics-eval's ``sample_rate`` of tie calibration (``KendallWithTiesOpt``), accepted where
+    a configuration is ported: 1.0 (every pair) is what metaeval always does, anything else a
+    usage error that says why."""
+    if not isinstance(value, bool) and isinstance(value, (int, float)) and value == 1.0:
+        return
+    raise UsageError(
+        f"sample_rate={value!r}: metaeval's tie calibration searches every pair exactly (one sweep over the sorted "
+        "differences of all pairs), so it never samples pairs; mt-metrics-eval's sample_rate below 1 estimates "
+        "epsilon and the statistic from a random share of the pairs, which metaeval does not reproduce. sample_rate=1.0 "
+        "(every pair, as mt-metrics-eval's WMT23 tasks use it) is the only value accepted; leave it out or give 1.0"
+    )
+
+
+#: Options of mt-metrics-eval that a ported configuration may carry and that change no number here:
+#: each is checked (:func:`check_sample_rate`) and dropped; they are in no signature.
+PORTED_OPTIONS = {"sample_rate": check_sample_rate}
+
+
 @dataclass(frozen=True)
 class Settings:
     """Options of one meta-evaluation (checked on construction; every default from
@@ -47,7 +67,10 @@ class Settings:
     ``macro``, ``replace_nans_with_zeros``); ``refit_epsilon``: re-fit the tie-calibration
     threshold on each bootstrap resample; ``permutations`` and ``permutation_seed``: the segment
     swaps of soft pairwise accuracy (a seed of its own, so that its value does not move with the
-    bootstrap seed); ``n_bootstrap``, ``seed``, ``ci``: the bootstrap resamples and intervals.
+    bootstrap seed); ``n_bootstrap``, ``seed``, ``ci``: the bootstrap resamples and intervals;
+    ``adjust``: how the p-values of a family of comparisons are adjusted before they are counted
+    as significant (:mod:`metaeval.stats.adjust`; it changes no statistic, only what is called
+    significant, so it is one of :data:`REPORTING_FIELDS`).
     """
 
     tie_policy: str = defaults.TIE_POLICY
@@ -64,6 +87,7 @@ class Settings:
     refit_epsilon: bool = defaults.REFIT_EPSILON
     permutations: int = defaults.PERMUTATIONS
     permutation_seed: int = defaults.PERMUTATION_SEED
+    adjust: str = defaults.ADJUST
 
     def __post_init__(self) -> None:
         for name in ("groupings", "statistics", "levels"):
@@ -80,6 +104,7 @@ class Settings:
             ("pair grouping", (self.pair_groups,), PAIR_GROUPS),
             ("averaging", (self.average,), AVERAGES),
             ("undefined policy", (self.undefined,), UNDEFINED_POLICIES),
+            ("p-value adjustment", (self.adjust,), ADJUSTMENTS),
         )
         for name in ("seed", "permutation_seed"):
             value = getattr(self, name)
@@ -106,7 +131,11 @@ class Settings:
 
     @classmethod
     def build(cls, base: Settings | None = None, **options: Any) -> Settings:
-        """``base`` (default: every default) with ``options`` (field names) replaced, checked once."""
+        """``base`` (default: every default) with ``options`` (field names) replaced, checked once.
+        An option of :data:`PORTED_OPTIONS` is checked and dropped."""
+        for name in PORTED_OPTIONS:
+            if name in options:
+                PORTED_OPTIONS[name](options.pop(name))
         known = [f.name for f in dataclasses.fields(cls)]
         unknown = [k for k in options if k not in known]
         if unknown:
@@ -143,6 +172,8 @@ class Settings:
             "groupings": list(self.groupings) or f"default per statistic ({', '.join(defaults) or 'no grouped statistic asked'})",
             "average": self.average,
             "undefined_groups": self.undefined,
+            "adjust": self.adjust,
+            "adjust_families": FAMILIES[self.adjust],
         }
         for entry in REGISTRY.values():
             if entry.signature is not None:
@@ -150,12 +181,18 @@ class Settings:
         return out
 
 
+#: Settings that change what is called significant, never a statistic's value or its resamples
+#: (results kept by content hash do not depend on them).
+REPORTING_FIELDS = ("adjust",)
+
+
 @dataclass(frozen=True)
 class Option:
     """One option of :class:`Settings` as the command line (``flag``) and study files and the
     Python API (``key``) name it. ``kind``: ``list`` (repeatable names), ``choice``, ``count``
     (an integer >= 0), ``positive`` (>= 1), ``number``, ``bootstrap`` (0 or 2 and more), or
-    ``off`` (a flag that sets the field to false)."""
+    ``off`` (a flag that sets the field to false). ``changes``: what the option changes, where it
+    is not the value of statistics (those are the registry's, :func:`~metaeval.stats.registry.statistics_taking`)."""
 
     field: str
     flag: str
@@ -163,6 +200,7 @@ class Option:
     kind: str
     help: str
     choices: tuple[str, ...] = ()
+    changes: str = ""
 
     @property
     def default(self) -> Any:
@@ -192,6 +230,10 @@ OPTIONS = (
     Option("n_bootstrap", "--bootstrap", "bootstrap", "bootstrap", "bootstrap resamples of segments (0: no intervals)"),
     Option("seed", "--seed", "seed", "count", "seed of the bootstrap resamples"),
     Option("ci", "--ci", "ci", "number", "level of the percentile bootstrap intervals"),
+    Option("adjust", "--adjust", "adjust", "choice",
+           "adjust the p-values of each family of comparisons: holm (familywise error rate), bh (Benjamini-Hochberg, "
+           "false discovery rate), none (raw p-values, the best word segmenter chosen once on the full sample)",
+           ADJUSTMENTS, changes="significance: the answer's counts and p_adjusted, clusters, paired comparisons"),
 )  # fmt: skip
 #: The options by their key (study files, API keywords).
 OPTION_KEYS = {option.key: option for option in OPTIONS}
@@ -202,4 +244,7 @@ def statistics_signature(settings: Settings | None = None, **options: Any) -> di
     return Settings.build(settings, **options).signature()
 
 
-__all__ = ["BOOTSTRAP_ONE", "MAX_BOOTSTRAP", "OPTIONS", "OPTION_KEYS", "Option", "Settings", "statistics_signature"]
+__all__ = [
+    "BOOTSTRAP_ONE", "MAX_BOOTSTRAP", "OPTIONS", "OPTION_KEYS", "PORTED_OPTIONS", "REPORTING_FIELDS", "Option", "Settings",
+    "check_sample_rate", "statistics_signature",
+]  # fmt: skip

@@ -110,7 +110,7 @@ def test_tie_rates_by_hand():
 def test_ties_markdown_by_hand():
     row = lambda metric, statistic, delta, level="seg": {
         "dataset": "d", "metric": metric, "level": level, "statistic": statistic, "best_word": "jieba", "delta": delta,
-        "delta_ci_low": delta - 0.01, "delta_ci_high": delta + 0.02, "p_value": 0.5}  # fmt: skip
+        "delta_ci_low": delta - 0.01, "delta_ci_high": delta + 0.02, "p_value": 0.5, "p_adjusted": 0.75}  # fmt: skip
     tests = pd.DataFrame([
         row("bleu", "consistency", 0.03), row("bleu", "acc_eq", -0.002),  # no kendall_acc23 row: an empty cell
         row("bleu", "pearson", 0.9),  # not on the ladder
@@ -125,11 +125,12 @@ def test_ties_markdown_by_hand():
     ])  # fmt: skip
     text = li.ties_markdown(tests, rates)
     table = [line for line in text.splitlines() if line.startswith("|")]
-    assert table[0] == ("| dataset | metric | Δ consistency [95% CI] (p) | Δ kendall_acc23 [95% CI] (p) | Δ acc_eq [95% CI] (p) "
-                        "| tie rate char | tie rate word |")
+    assert table[0] == ("| dataset | metric | Δ consistency [95% CI] (p; adj.) | Δ kendall_acc23 [95% CI] (p; adj.) "
+                        "| Δ acc_eq [95% CI] (p; adj.) | tie rate char | tie rate word |")
     assert table[1] == "|---|---|---:|---:|---:|---:|---:|"
     assert table[2:] == [
-        "| d | bleu | +0.0300 [+0.0200, +0.0500] (0.500) |  | -0.0020 [-0.0120, +0.0180] (0.500) | 0.1250 (char) | 0.2500 (jieba) |"
+        "| d | bleu | +0.0300 [+0.0200, +0.0500] (0.500; 0.750) |  | -0.0020 [-0.0120, +0.0180] (0.500; 0.750) | 0.1250 (char) "
+        "| 0.2500 (jieba) |"
     ]
 
 
@@ -233,7 +234,7 @@ def test_summary_of_cjk_runs_only():
 
 def test_headline_zero_delta_is_on_neither_side_even_with_a_small_p():
     row = lambda delta, p: {"dataset": "wmt24-esa/en-zh", "metric": "bleu", "level": "seg", "statistic": "consistency",
-                            "judgment_kind": "esa", "delta": delta, "p_value": p}  # fmt: skip
+                            "judgment_kind": "esa", "delta": delta, "p_value": p, "p_adjusted": p}  # fmt: skip
     head = li.headline(pd.DataFrame([row(0.0, 0.001), row(0.0, 0.5), row(-0.01, 0.04)]))
     (r,) = head.to_dict(orient="records")
     assert (r["comparisons"], r["char_ahead"], r["words_ahead"], r["char_significant"], r["words_significant"]) == (3, 0, 1, 0, 1)

@@ -19,73 +19,79 @@ def config(metric: str, segmenter: str) -> SimpleNamespace:
     return SimpleNamespace(metric=metric, segmenter=segmenter)
 
 
-def fake_compare(values: dict[tuple[str, str], float], p_values: dict[frozenset, float], calls: list):
-    """A stand-in for metaeval.stats.paired.compare: every pair of the given configurations, in
-    the order given, with the values and p-values chosen here."""
+def fake_measure(values: dict[tuple[str, str], float], samples: dict[tuple[str, str], np.ndarray], calls: list):
+    """A stand-in for metaeval.stats.paired.measure: each given configuration's item, with the
+    value and the bootstrap samples chosen here (none where ``samples`` has none)."""
+    from metaeval.stats.result import Correlation
 
-    def compare(configs, judgments, kind, statistic, level, *, grouping, n_bootstrap, seed, store=None):
+    def measure(configs, judgments, kind, statistic, level, *, grouping, n_bootstrap, seed, store=None):
         calls.append({"segmenters": [c.segmenter for c in configs], "kind": kind, "statistic": statistic, "level": level,
-                          "grouping": grouping, "n_bootstrap": n_bootstrap, "seed": seed})
-        rows = []
-        for i, a in enumerate(configs):
-            for b in configs[i + 1 :]:
-                rows.append({
-                    "segmenter_a": a.segmenter, "segmenter_b": b.segmenter,
-                    "value_a": values[(a.metric, a.segmenter)], "value_b": values[(b.metric, b.segmenter)],
-                    "p_value": p_values.get(frozenset((a.segmenter, b.segmenter)), 0.5),
-                    # an interval of (a - b), asymmetric so that a flip shows
-                    "delta_ci_low": values[(a.metric, a.segmenter)] - values[(b.metric, b.segmenter)] - 0.01,
-                    "delta_ci_high": values[(a.metric, a.segmenter)] - values[(b.metric, b.segmenter)] + 0.02,
-                })  # fmt: skip
-        return pd.DataFrame(rows, columns=["segmenter_a", "segmenter_b", "value_a", "value_b", "p_value",
-                                           "delta_ci_low", "delta_ci_high"])
+                      "grouping": grouping, "n_bootstrap": n_bootstrap, "seed": seed})
+        return [SimpleNamespace(config=c, result=Correlation(values[(c.metric, c.segmenter)], samples=samples.get((c.metric, c.segmenter))))
+                for c in configs]
 
-    return compare
+    return measure
 
 
 DS = Dataset("wmt24-esa/en-zh", "wmt24-esa/en-zh", "test", tables=())
 
 
-def test_char_against_the_best_word_segmenter(monkeypatch):
+def test_char_against_the_best_word_segmenter_chosen_in_each_resample(monkeypatch):
     configs = [config("bleu", s) for s in ("char", "cjk-char", "jieba", "pkuseg")] + [
         config("ter", s) for s in ("pkuseg", "jieba", "char")
-    ]
+    ] + [config("chrf", s) for s in ("char", "jieba")]
     values = {
         ("bleu", "char"): 0.50, ("bleu", "cjk-char"): 0.90, ("bleu", "jieba"): 0.40, ("bleu", "pkuseg"): 0.45,
-        ("ter", "char"): 0.30, ("ter", "jieba"): 0.35, ("ter", "pkuseg"): 0.20,
+        ("ter", "char"): 0.30, ("ter", "jieba"): 0.35, ("ter", "pkuseg"): 0.20, ("chrf", "char"): 0.6, ("chrf", "jieba"): 0.6,
     }  # fmt: skip
-    p_values = {frozenset(("char", "pkuseg")): 0.04, frozenset(("char", "jieba")): 0.01}
+    # ten resamples: char drops to 0.40 in the first two, jieba rises to 0.55 in the sixth
+    char = np.full(10, 0.50)
+    char[:2] = 0.40
+    jieba = np.full(10, 0.40)
+    jieba[5] = 0.55
+    ter_char = np.full(10, 0.30)
+    ter_char[:3] = 0.40
+    samples = {
+        ("bleu", "char"): char, ("bleu", "jieba"): jieba, ("bleu", "pkuseg"): np.full(10, 0.45),
+        ("ter", "char"): ter_char, ("ter", "jieba"): np.full(10, 0.35), ("ter", "pkuseg"): np.full(10, 0.20),
+        ("chrf", "char"): np.full(10, 0.6), ("chrf", "jieba"): np.full(10, 0.6),
+    }  # fmt: skip
     calls: list = []
-    monkeypatch.setattr(li, "compare", fake_compare(values, p_values, calls))
+    monkeypatch.setattr(li, "measure", fake_measure(values, samples, calls))
     study = SimpleNamespace(configs=configs)
     rows = li.char_vs_word(study, "J", DS, " ref A", "esa", "seg", "consistency", "none", 77)
-    assert [r["metric"] for r in rows] == ["bleu", "ter"]
-    bleu, ter = rows
-    # cjk-char (0.90) is not a word-level segmenter; pkuseg 0.45 beats jieba 0.40
+    assert [r["metric"] for r in rows] == ["bleu", "ter", "chrf"]
+    bleu, ter, chrf = rows
+    # cjk-char (0.90) is not a word-level segmenter; pkuseg 0.45 beats jieba 0.40 on the full sample
     assert bleu["best_word"] == "pkuseg" and bleu["best_word_value"] == 0.45
     assert bleu["char"] == 0.50 and bleu["delta"] == pytest.approx(0.05, abs=1e-15)
-    assert bleu["p_value"] == 0.04
-    assert (bleu["delta_ci_low"], bleu["delta_ci_high"]) == pytest.approx((0.04, 0.07), abs=1e-12)
-    # (jieba, char) comes as a - b = jieba - char: its interval is flipped to char - jieba
-    assert (ter["delta_ci_low"], ter["delta_ci_high"]) == pytest.approx((-0.07, -0.04), abs=1e-12)
-    # the pair comes as (jieba, char) here: found in either orientation
-    assert ter["best_word"] == "jieba" and ter["delta"] == pytest.approx(-0.05, abs=1e-15) and ter["p_value"] == 0.01
+    # in each resample char meets the larger of jieba and pkuseg: 0.45, but 0.55 in the sixth, so
+    # the difference is -0.05 in resamples 1, 2 and 6 and +0.05 elsewhere: p = 2 * 3 / 10
+    differences = [-0.05, -0.05, 0.05, 0.05, 0.05, -0.05, 0.05, 0.05, 0.05, 0.05]
+    assert bleu["p_value"] == pytest.approx(0.6)
+    assert (bleu["delta_ci_low"], bleu["delta_ci_high"]) == pytest.approx(tuple(np.quantile(differences, [0.025, 0.975])), abs=1e-12)
+    # ter: jieba is best in every resample; char is behind except in the first three (0.40 > 0.35)
+    assert ter["best_word"] == "jieba" and ter["delta"] == pytest.approx(-0.05, abs=1e-15) and ter["p_value"] == pytest.approx(0.6)
+    # the family is bleu and ter (chrF is left out): Holm gives 2 * 0.6 -> 1 for both
+    assert bleu["p_adjusted"] == ter["p_adjusted"] == 1.0 and math.isnan(chrf["p_adjusted"])
     assert bleu["dataset"] == "wmt24-esa/en-zh ref A"
     assert {k: bleu[k] for k in ("judgment_kind", "level", "statistic", "grouping")} == {
         "judgment_kind": "esa", "level": "seg", "statistic": "consistency", "grouping": "none"}
-    # compare sees char and the word segmenters only, with the options given and the study seed
+    # measure sees char and the word segmenters only, with the options given and the study seed
     assert calls[0] == {"segmenters": ["char", "jieba", "pkuseg"], "kind": "esa", "statistic": "consistency", "level": "seg",
-                            "grouping": "none", "n_bootstrap": 77, "seed": li.SEED}
+                        "grouping": "none", "n_bootstrap": 77, "seed": li.SEED}
     assert calls[1]["segmenters"] == ["pkuseg", "jieba", "char"]
+    # without adjustment the word segmenter is the full sample's best, pkuseg: char is behind it in two resamples
+    fixed = li.char_vs_word(study, "J", DS, " ref A", "esa", "seg", "consistency", "none", 77, adjust="none")
+    assert fixed[0]["p_value"] == pytest.approx(0.4) and fixed[0]["p_adjusted"] == fixed[0]["p_value"]
 
 
 def test_equal_word_values_pick_the_first_name_alphabetically(monkeypatch):
     configs = [config("bleu", s) for s in ("pkuseg", "char", "jieba")]
     values = {("bleu", "char"): 0.3, ("bleu", "jieba"): 0.4, ("bleu", "pkuseg"): 0.4}
-    monkeypatch.setattr(li, "compare", fake_compare(values, {frozenset(("char", "jieba")): 0.2}, []))
-    rows = li.char_vs_word(SimpleNamespace(configs=configs), None, DS, "", "esa", "sys",
-                           "spearman", "none", 10)
-    assert rows[0]["best_word"] == "jieba" and rows[0]["p_value"] == 0.2
+    monkeypatch.setattr(li, "measure", fake_measure(values, {}, []))
+    rows = li.char_vs_word(SimpleNamespace(configs=configs), None, DS, "", "esa", "sys", "spearman", "none", 10)
+    assert rows[0]["best_word"] == "jieba"
 
 
 def test_metrics_without_char_or_words_are_skipped(monkeypatch):
@@ -94,42 +100,34 @@ def test_metrics_without_char_or_words_are_skipped(monkeypatch):
     values = {("chrf", "char"): 0.1, ("nist", "jieba"): 0.2, ("nist", "pkuseg"): 0.3, ("gtm", "char"): 0.4,
               ("gtm", "cjk-char"): 0.5}
     calls: list = []
-    monkeypatch.setattr(li, "compare", fake_compare(values, {}, calls))
-    rows = li.char_vs_word(SimpleNamespace(configs=configs), None, DS, "", "esa", "seg",
-                           "pearson", "none", 10)
+    monkeypatch.setattr(li, "measure", fake_measure(values, {}, calls))
+    rows = li.char_vs_word(SimpleNamespace(configs=configs), None, DS, "", "esa", "seg", "pearson", "none", 10)
     assert rows == []
     assert [c["segmenters"] for c in calls] == [["jieba", "pkuseg"]]  # chrf and gtm have < 2 candidates
 
 
-def test_missing_pair_gives_nan_p(monkeypatch):
-    configs = [config("bleu", "char"), config("bleu", "mecab")]
-    values = {("bleu", "char"): 0.3, ("bleu", "mecab"): 0.2}
-
-    def compare(configs, *args, **kwargs):
-        return pd.DataFrame([{"segmenter_a": "char", "segmenter_b": "char", "value_a": 0.3, "value_b": 0.3, "p_value": 1.0},
-                             {"segmenter_a": "mecab", "segmenter_b": "mecab", "value_a": 0.2, "value_b": 0.2, "p_value": 1.0}])
-
-    monkeypatch.setattr(li, "compare", compare)
-    rows = li.char_vs_word(SimpleNamespace(configs=configs), None, DS, "", "esa", "seg",
-                           "pearson", "none", 10)
+def test_without_samples_p_and_interval_are_undefined_and_an_undefined_side_is_skipped(monkeypatch):
+    configs = [config("bleu", "char"), config("bleu", "mecab"), config("nist", "char"), config("nist", "mecab")]
+    values = {("bleu", "char"): 0.3, ("bleu", "mecab"): 0.2, ("nist", "char"): float("nan"), ("nist", "mecab"): 0.2}
+    monkeypatch.setattr(li, "measure", fake_measure(values, {}, []))
+    rows = li.char_vs_word(SimpleNamespace(configs=configs), None, DS, "", "esa", "seg", "pearson", "none", 10)
     assert len(rows) == 1 and math.isnan(rows[0]["p_value"]) and rows[0]["delta"] == pytest.approx(0.1)
-    assert math.isnan(rows[0]["delta_ci_low"]) and math.isnan(rows[0]["delta_ci_high"])
-    assert values  # the values used above
+    assert math.isnan(rows[0]["delta_ci_low"]) and math.isnan(rows[0]["delta_ci_high"]) and math.isnan(rows[0]["p_adjusted"])
 
 
 def hand_table() -> pd.DataFrame:
-    row = lambda dataset, metric, level, statistic, kind, delta, p: {
+    row = lambda dataset, metric, level, statistic, kind, delta, p, adjusted: {
         "dataset": dataset, "metric": metric, "level": level, "statistic": statistic, "judgment_kind": kind, "grouping": "none",
-        "char": 0.5 + delta, "best_word": "jieba", "best_word_value": 0.5, "delta": delta, "p_value": p}
+        "char": 0.5 + delta, "best_word": "jieba", "best_word_value": 0.5, "delta": delta, "p_value": p, "p_adjusted": adjusted}
     return pd.DataFrame([
-        row("wmt24-esa/en-zh", "bleu", "seg", "consistency", "esa", 0.02, 0.01),
-        row("wmt24-esa/en-zh", "nist", "seg", "consistency", "esa", 0.014, 0.05),  # p == .05 counts
-        row("wmt24-esa/en-zh", "ter", "seg", "consistency", "esa", -0.03, 0.051),  # not significant
-        row("wmt24-esa/en-zh", "gtm", "seg", "consistency", "esa", 0.0, 1.0),  # neither ahead
-        row("wmt24-esa/en-zh", "chrf", "seg", "consistency", "esa", 0.5, 0.0),  # left out
-        row("wmt21/en-zh ref A", "bleu", "sys", "spearman", "da_z", -0.1, 0.01),
-        row("wmt21/en-zh ref B", "bleu", "sys", "spearman", "da_z", 0.2, 0.3),
-        row("wmt24-esa/en-ja", "bleu", "seg", "consistency", "esa", -0.04, 0.02),
+        row("wmt24-esa/en-zh", "bleu", "seg", "consistency", "esa", 0.02, 0.01, 0.05),  # adjusted p == .05 counts
+        row("wmt24-esa/en-zh", "nist", "seg", "consistency", "esa", 0.014, 0.03, 0.09),  # significant before adjustment only
+        row("wmt24-esa/en-zh", "ter", "seg", "consistency", "esa", -0.03, 0.051, 0.153),  # not significant
+        row("wmt24-esa/en-zh", "gtm", "seg", "consistency", "esa", 0.0, 1.0, 1.0),  # neither ahead
+        row("wmt24-esa/en-zh", "chrf", "seg", "consistency", "esa", 0.5, 0.0, float("nan")),  # left out
+        row("wmt21/en-zh ref A", "bleu", "sys", "spearman", "da_z", -0.1, 0.01, 0.01),
+        row("wmt21/en-zh ref B", "bleu", "sys", "spearman", "da_z", 0.2, 0.3, 0.3),
+        row("wmt24-esa/en-ja", "bleu", "seg", "consistency", "esa", -0.04, 0.02, 0.02),
     ])  # fmt: skip
 
 
@@ -140,7 +138,7 @@ def test_headline_counts_by_hand():
         ("Japanese", "seg", "consistency", "esa")]
     zh_seg, zh_sys, ja = (head.iloc[i] for i in range(3))
     assert (zh_seg.comparisons, zh_seg.char_ahead, zh_seg.words_ahead) == (4, 2, 1)
-    assert (zh_seg.char_significant, zh_seg.words_significant) == (2, 0)
+    assert (zh_seg.char_significant, zh_seg.words_significant) == (1, 0)  # the adjusted p-values count
     assert zh_seg.mean_delta == pytest.approx((0.02 + 0.014 - 0.03 + 0.0) / 4, abs=1e-15)
     assert zh_seg.datasets == "wmt24-esa/en-zh"
     assert (zh_sys.comparisons, zh_sys.char_ahead, zh_sys.words_ahead, zh_sys.char_significant, zh_sys.words_significant) == (2, 1, 1, 0, 1)
@@ -151,12 +149,12 @@ def test_headline_counts_by_hand():
 
 def test_summary_markdown_rows():
     text = li.summary_markdown(hand_table())
-    assert "| Chinese | seg | consistency | esa | wmt24-esa/en-zh | 4 | 2 (2) | 1 (0) | +0.001 |" in text
+    assert "| Chinese | seg | consistency | esa | wmt24-esa/en-zh | 4 | 2 (1) | 1 (0) | +0.001 |" in text
     assert "| Chinese | sys | spearman | da_z | wmt21/en-zh ref A, wmt21/en-zh ref B | 2 | 1 (0) | 1 (1) | +0.050 |" in text
     assert "| Japanese | seg | consistency | esa | wmt24-esa/en-ja | 1 | 0 (0) | 1 (1) | -0.040 |" in text
-    assert "| wmt24-esa/en-zh | seg | consistency | esa | ter | 0.470 | jieba | 0.500 | -0.030 | 0.051 |" in text
-    # chrF stays in the list of every comparison, out of the counts
-    assert "| chrf | 1.000 |" in text
+    assert "| wmt24-esa/en-zh | seg | consistency | esa | ter | 0.470 | jieba | 0.500 | -0.030 | 0.051 | 0.153 |" in text
+    # chrF stays in the list of every comparison, out of the counts and the families
+    assert "| chrf | 1.000 | jieba | 0.500 | +0.500 | 0.000 |  |" in text
 
 
 def test_references_markdown_pivots_the_reference_variants():

@@ -96,3 +96,18 @@ def test_files_of_earlier_versions_with_signature_lines_still_read(tmp_path):
     path.write_text('# metaeval results\n# seed = 7\nmetric\tsegmenter\tjudgment_kind\tlevel\tstatistic\tvalue\nbleu\tchar\tesa\tseg\tpearson\t0.5\n')
     table, signature = load_results(path)
     assert signature == {"seed": 7} and table["value"].tolist() == [0.5]
+
+
+def test_an_answer_saved_before_adjustments_reads_back_with_its_raw_p_values_as_counted(tmp_path):
+    import json
+
+    from metaeval.report.data import load_answer
+
+    old = {"rows": [], "answer": [{"dataset": "d", "judgment_kind": "esa", "metric": "bleu", "p_value": 0.03, "char_significant": 1}]}
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+    frame = load_answer(path)
+    assert frame is not None and frame.loc[0, "p_adjusted"] == 0.03
+    new = {"rows": [], "answer": [{**old["answer"][0], "p_adjusted": 0.09}]}
+    path.write_text(json.dumps(new), encoding="utf-8")
+    assert load_answer(path).loc[0, "p_adjusted"] == 0.09

@@ -298,3 +298,56 @@ def test_same_content_gives_same_bytes(results, signature, fmt, layout):
 def test_negative_zero_is_not_printed():
     out = render(pd.DataFrame([result_row("bleu", "char", "pearson", -0.0001, (-0.0004, 0.0002))]), False, "text")
     assert "-0.000" not in out and "0.000 " in out
+
+
+# ---------------------------------------------------------------- adjusted significance in reports
+
+
+def test_table_layout_bolds_the_columns_best_and_its_significance_cluster(results):
+    # clusters of the ranking: nist/char and bleu/char in 1, nist/jieba and bleu/pkuseg in 2, bleu/jieba in 3
+    clustered = results.assign(cluster=["1", "3", "2", "1", "2", "", "1"])
+    signature = {"statistics": {"adjust": "holm"}}
+    md = render(select(clustered, level="seg"), signature, "markdown", layout="table")
+    cells = {row[0]: row[1:] for row in md_tables(md)[1][2:]}
+    # bleu: char is best (cluster 1), nobody else is in 1; nist: char best (1), jieba (2) not marked
+    assert cells["char"] == [r"**0.693 \[0.671, 0.712\]**", r"**0.700 \[0.680, 0.720\]**"]
+    assert cells["jieba"] == [r"0.640 \[0.620, 0.660\]", r"0.660 \[0.640, 0.680\]"]
+    same = clustered.assign(cluster=["1", "1", "2", "1", "1", "", "1"])  # jieba joins the best's cluster in both columns
+    md = render(select(same, level="seg"), signature, "markdown", layout="table")
+    cells = {row[0]: row[1:] for row in md_tables(md)[1][2:]}
+    assert cells["jieba"] == [r"**0.640 \[0.620, 0.660\]**", r"**0.660 \[0.640, 0.680\]**"]
+    assert cells["pkuseg"] == [r"0.650 \[0.628, 0.671\]", "n/a"]
+    assert "Bold: best in column, and every cell of its column in the same significance cluster as it" in md
+    assert "Holm-adjusted over the ranking's pairs" in md
+
+
+@pytest.mark.parametrize(
+    ("signature", "wanted"),
+    [({"statistics": {"adjust": "holm"}}, "Holm-adjusted over the ranking's pairs"),
+     ({"statistics": {"adjust": "bh"}}, "Benjamini-Hochberg-adjusted"),
+     ({"statistics": {"adjust": "none"}}, "p-values not adjusted"),
+     ({"statistics": {}}, "p-values not adjusted"),  # saved before adjustments existed: raw p-values
+     (False, "as the signature's adjust says")],
+)  # fmt: skip
+def test_the_cluster_note_names_the_adjustment(results, signature, wanted):
+    text = render(results.assign(cluster=["1", "2", "2", "1", "2", "", "1"]), signature, "text")
+    note = next(line for line in text.splitlines() if line.startswith("cluster:"))
+    assert wanted in note
+
+
+def test_the_answer_footnote_names_the_family_and_the_method():
+    from metaeval.answer import answer
+
+    rows = [result_row(m, s, "pearson", v) for m, s, v in
+            (("bleu", "char", 0.6), ("bleu", "jieba", 0.5), ("nist", "char", 0.55), ("nist", "jieba", 0.5))]  # fmt: skip
+    table = pd.DataFrame(rows)
+    samples = np.tile(np.linspace(-0.01, 0.01, 200), (4, 1)) + table["value"].to_numpy()[:, None]
+    summary = answer(table, samples, left_out=[])
+    for method, said in (("holm", "adjusted by Holm, familywise error rate"), ("bh", "Benjamini-Hochberg, false discovery rate")):
+        md = render(table, {"n_bootstrap": 200, "statistics": {"adjust": method}}, "markdown", answer=summary)
+        assert "p adjusted: the family is the row's metrics that depend on segmentation" in md and said in md
+        assert "the best word-level segmenter is chosen in each resample" in md
+    md = render(table, {"n_bootstrap": 200, "statistics": {"adjust": "none"}}, "markdown", answer=answer(table, samples, left_out=[], adjust="none"))
+    assert "not adjusted (p adjusted = p)" in md and "the word-level segmenter is the one best on the full sample" in md
+    header = md_tables(md)[0][0]
+    assert header[7:9] == ["p", "p adjusted"]
