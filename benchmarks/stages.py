@@ -45,23 +45,16 @@ KEY = "stages"
 
 #: Modules a run of the workload imports; imported first, under the stage ``imports``.
 MODULES = (
-    "metaeval.cli", "metaeval.api", "metaeval.evaluate", "metaeval.correlation", "metaeval.tiestats",
-    "metaeval.syspairs", "metaeval.answer", "metaeval.report.leaderboard", "metaeval.store", "metaeval.segmenters",
-    "metaeval.segmenters.cache", "scipy.stats", "numba",
+    "metaeval.cli", "metaeval.api", "metaeval.stats.evaluate", "metaeval.stats.registry", "metaeval.answer",
+    "metaeval.report.leaderboard", "metaeval.store", "metaeval.segmenters", "metaeval.segmenters.cache", "scipy.stats",
+    "numba",
 )  # fmt: skip
-#: Functions of :mod:`metaeval.evaluate`'s namespace timed as statistics stages.
+#: Functions of :mod:`metaeval.stats.evaluate`'s namespace timed as statistics stages (each
+#: statistic of the registry is timed on its own, per level, as ``statistics: LEVEL NAME``).
 STATISTIC_FUNCTIONS = {
-    "_human": "statistics: human side (judgments, pairs, resampled humans)",
-    "pair_counts": "statistics: seg consistency / kendall_like",
-    "consistency": "statistics: seg consistency / kendall_like",
-    "segment_correlation": "statistics: seg pearson",
-    "tie_statistic": "statistics: seg acc_eq (tie calibration)",
-    "pairwise_accuracy": "statistics: sys pairwise_accuracy",
-    "system_correlation": "statistics: sys pearson / spearman / kendall",
-    "soft_pairwise_accuracy": "statistics: sys soft_pairwise_accuracy",
+    "human_side": "statistics: human side (judgments, pairs, resampled humans)",
     "resample_weights": "statistics: bootstrap draws and weights",
     "bootstrap_indices": "statistics: bootstrap draws and weights",
-    "_add_clusters": "statistics: significance clusters",
     "_row": "statistics: result rows",
 }
 
@@ -85,13 +78,16 @@ class Clock:
                 self._inner[-1] += elapsed
 
     def wrap(self, owner: Any, attribute: str, name: "str | Callable[..., str]") -> None:
-        """Time every call of ``owner.attribute`` under ``name`` (or ``name(*args)``)."""
-        original = getattr(owner, attribute)
+        """Time every call of ``owner.attribute`` (``owner[attribute]`` of a dict) under ``name`` (or ``name(*args)``)."""
+        original = owner[attribute] if isinstance(owner, dict) else getattr(owner, attribute)
 
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             return self.timed(name if isinstance(name, str) else name(*args), lambda: original(*args, **kwargs))
 
-        setattr(owner, attribute, wrapper)
+        if isinstance(owner, dict):
+            owner[attribute] = wrapper
+        else:
+            setattr(owner, attribute, wrapper)
 
 
 def child(argv: list[str]) -> None:
@@ -106,7 +102,8 @@ def child(argv: list[str]) -> None:
             importlib.import_module(name)
 
     clock.timed("imports", imports)
-    from metaeval import answer, api, evaluate, reuse, scoring, store
+    from metaeval import answer, api, reuse, scoring, store
+    from metaeval.stats import clusters, evaluate, registry
     from metaeval.metrics import get_metric
     from metaeval.segmenters.cache import SegmentationCache
 
@@ -134,6 +131,10 @@ def child(argv: list[str]) -> None:
     clock.wrap(api.Study, "leaderboard", "rendering")
     for function, name in STATISTIC_FUNCTIONS.items():
         clock.wrap(evaluate, function, name)
+    clock.wrap(clusters, "add_clusters", "statistics: significance clusters")
+    for entry in registry.REGISTRY.values():
+        for level in list(entry.compute):
+            clock.wrap(entry.compute, level, f"statistics: {level} {entry.name}")
     from metaeval.cli import main
 
     with open(os.devnull, "w", encoding="utf-8") as devnull:

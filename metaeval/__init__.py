@@ -8,7 +8,7 @@
 Each function takes what its command takes, under the same names (``help(metaeval.run)``):
 :func:`run`, :func:`score`, :func:`correlate`, :func:`leaderboard`, :func:`segment`,
 :func:`read_corpus`, :func:`read_judgments`, :func:`read_scores`, :func:`load_results`,
-:func:`run_study` (``metaeval study``).
+:func:`run_study` (``metaeval study``), :func:`system_leaderboard` (``metaeval systems``).
 
 The public API is loaded lazily so that lower layers (``corpora``, ``segmenters``) can
 import :mod:`metaeval.errors` without pulling in the scoring stack.
@@ -27,6 +27,7 @@ _LAZY = {
     "correlate": "metaeval.api",
     "leaderboard": "metaeval.api",
     "segment": "metaeval.api",
+    "system_leaderboard": "metaeval.systems",
     "read_corpus": "metaeval.api",
     "read_judgments": "metaeval.api",
     "read_scores": "metaeval.api",

@@ -22,7 +22,9 @@ tie policy, and any further key the rows are grouped by):
   word level, and how many differences are significant (adjusted p <= alpha) each way. The
   metrics of one ranking are one family: their p-values are adjusted together
   (:mod:`metaeval.stats.adjust`, Holm by default), ``p_value`` is the compared metric's raw
-  p-value and ``p_adjusted`` its adjusted one.
+  p-value and ``p_adjusted`` its adjusted one;
+- **at or below chance**: whether the best, the character-level and the word-level
+  configuration's interval is not above its chance band (:func:`metaeval.stats.chance.at_or_below`).
 
 Character level is the segmenter ``char`` (every non-whitespace character). Word level is any
 other segmenter except the mixed and subword ones of :data:`NOT_WORD_LEVEL`. The function is
@@ -39,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from metaeval.stats.adjust import adjust_p_values, check_adjustment
+from metaeval.stats.chance import at_or_below
 from metaeval.stats.defaults import ADJUST, ALPHA
 from metaeval.stats.resampling import percentile_ci
 from metaeval.stats.result import Correlation
@@ -54,6 +57,7 @@ ANSWER_COLUMNS = RANKING_KEYS + (
     "best_metric", "best_segmenter", "best_value", "best_ci_low", "best_ci_high",
     "metric", "char_value", "word_segmenter", "word_value", "delta", "delta_ci_low", "delta_ci_high",
     "p_value", "p_adjusted", "n_samples", "metrics", "char_ahead", "char_significant", "word_significant", "left_out", "note",
+    "best_at_chance", "char_at_chance", "word_at_chance",
 )  # fmt: skip
 
 
@@ -146,6 +150,7 @@ def _ranking_answer(
         metric="", word_segmenter="", note="", left_out="",
     )  # fmt: skip
     row["left_out"] = ", ".join(m for m in constant if m in set(group["metric"]))
+    row.update(best_at_chance=_at_chance(best), char_at_chance=False, word_at_chance=False)
     tests = {}
     for metric, rows in group.groupby("metric", sort=True):
         if metric in constant:
@@ -168,6 +173,11 @@ def _ranking_answer(
     row["char_significant"] = sum(t["delta"] > 0 and t["p_adjusted"] <= alpha for t in tests.values())
     row["word_significant"] = sum(t["delta"] < 0 and t["p_adjusted"] <= alpha for t in tests.values())
     return row
+
+
+def _at_chance(row: pd.Series) -> bool:
+    """Whether a results row's interval is not above its chance band (False without one)."""
+    return bool(at_or_below(row["value"], row.get("ci_low", math.nan), row.get("chance_high", math.nan)))
 
 
 def char_against_best_word(
@@ -218,7 +228,10 @@ def _char_vs_word(rows: pd.DataFrame, samples: "np.ndarray | None", selection: b
     def result(r: pd.Series) -> Correlation:
         return Correlation(float(r["value"]), samples=samples[r.name] if with_samples else None)  # type: ignore[index]
 
-    return char_against_best_word(result(char.iloc[0]), {str(r["segmenter"]): result(r) for _, r in words.iterrows()}, selection)
+    out = char_against_best_word(result(char.iloc[0]), {str(r["segmenter"]): result(r) for _, r in words.iterrows()}, selection)
+    word = words[words["segmenter"].astype(str) == out["word_segmenter"]].iloc[0]
+    out.update(char_at_chance=_at_chance(char.iloc[0]), word_at_chance=_at_chance(word))
+    return out
 
 
 __all__ = [

@@ -378,8 +378,9 @@ class Study:
         scores: (property) the scores table, as :func:`score` returns it, at segment and system level.
         configs: (property) the scored configurations (:class:`~metaeval.scoretable.ConfigScores`).
         judgments: the human judgments used.
-        chance: the chance level of each ranking (judgment kind, level, statistic, grouping;
-            :func:`metaeval.stats.evaluate.chance_levels`), which charts mark.
+        tie_free: the tie-free reference of each ranking (judgment kind, level, statistic,
+            grouping; :func:`metaeval.stats.evaluate.tie_free_references`), which reports give
+            beside the chance levels of the results' ``chance`` columns.
     """
 
     results: pd.DataFrame
@@ -387,7 +388,7 @@ class Study:
     signature: dict[str, Any]
     score_result: ScoreResult = field(repr=False)
     judgments: Judgments | None = field(default=None, repr=False)
-    chance: pd.DataFrame | None = field(default=None, repr=False)
+    tie_free: pd.DataFrame | None = field(default=None, repr=False)
     _scores: pd.DataFrame | None = field(default=None, init=False, repr=False)
 
     @property
@@ -405,7 +406,7 @@ class Study:
         tsv or json (``--format``); ``layout`` table or ranked (``--layout``)."""
         from metaeval.report.leaderboard import render
 
-        return render(self.results, self.signature, format, layout=layout, answer=self.answer, chance=self.chance)
+        return render(self.results, self.signature, format, layout=layout, answer=self.answer, tie_free=self.tie_free)
 
     def write(self, out: "str | Path", overwrite: bool = False) -> Path:
         """Write every output of ``metaeval run --out`` into the folder ``out``; returns it."""
@@ -488,7 +489,7 @@ def run(
         ``study.write(folder)`` what ``--out`` writes.
     """
     from metaeval.answer import answer, granularity_free
-    from metaeval.stats.evaluate import chance_levels
+    from metaeval.stats.evaluate import tie_free_references
     from metaeval.stats.human import resolve_kinds
 
     chosen, rest = settings_of(settings, tie_policy=tie_policy, threshold=threshold, bootstrap=bootstrap, seed=seed,
@@ -537,8 +538,8 @@ def run(
         "versions": package_versions(),
     }
     summary = answer(results, samples, left_out=granularity_free(scored.configs), adjust=chosen.adjust)
-    chance = chance_levels(scored.configs, human, kinds, chosen)
-    return Study(results=results, answer=summary, signature=signature, score_result=scored, judgments=human, chance=chance)
+    tie_free = tie_free_references(scored.configs, human, kinds, chosen)
+    return Study(results=results, answer=summary, signature=signature, score_result=scored, judgments=human, tie_free=tie_free)
 
 
 __all__ = [

@@ -22,6 +22,13 @@ nanny do the same. Measured with ``OPENBLAS_NUM_THREADS=1`` against the default,
 alternated pairs each: WMT24 en-zh's default run used 13-17% less CPU time, and MLQE-PE's study
 (pooled statistics) 30-34% less. The numbers do not depend on it: correlations always run with one BLAS
 thread (:func:`metaeval.stats.evaluate._items_on`).
+
+While a command runs (:func:`fewer_collections`), Python's cyclic garbage collector looks at
+its youngest objects after :data:`GC_THRESHOLD` new ones instead of 700: a run makes millions of
+token lists and tuples that live until it ends and form no cycles, and the default collected
+1,216 times (111 of them the older objects too, 7 every object) in the default run of WMT24
+en-zh, 1.3 of its 32 CPU-s, against 5 collections and 0.3 CPU-s now. Forked workers inherit it.
+The numbers do not depend on when garbage is collected.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import functools
+import gc
 import os
 import signal
 from pathlib import Path
@@ -37,6 +45,23 @@ from typing import Any, Callable, Iterator, TypeVar
 from metaeval.errors import MetaevalError, MissingDependencyError, UsageError
 
 _T = TypeVar("_T")
+
+
+#: New container objects (less those freed) between two collections of the youngest generation
+#: while a command runs (Python's default: 700).
+GC_THRESHOLD = 100_000
+
+
+@contextlib.contextmanager
+def fewer_collections() -> Iterator[None]:
+    """The cyclic garbage collector's youngest generation collected every :data:`GC_THRESHOLD`
+    new objects inside the block (the older generations' thresholds kept), as before after it."""
+    before = gc.get_threshold()
+    gc.set_threshold(max(GC_THRESHOLD, before[0]), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def local_jobs(jobs: int) -> int:
@@ -171,4 +196,4 @@ def _dask_client(scheduler: str):  # noqa: ANN202
         client.close()
 
 
-__all__ = ["local_jobs", "one_blas_thread", "process_pool", "stop_pool", "with_one_blas_thread", "workers"]
+__all__ = ["GC_THRESHOLD", "fewer_collections", "local_jobs", "one_blas_thread", "process_pool", "stop_pool", "with_one_blas_thread", "workers"]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import os
 import sys
 import threading
@@ -102,6 +103,29 @@ def _add_content_locator() -> None:
     locators.insert(first, ContentCacheLocator)
 
 
+#: numba's cache places that metaeval's kernels may use, by class name (not the user-wide ones in the home folder).
+_ALLOWED_LOCATORS = ("UserProvidedCacheLocator", "ContentCacheLocator", "InTreeCacheLocator")
+
+
+def _writable_cache(py_func: Callable[..., Any]) -> bool:
+    """Whether numba has a writable cache place for ``py_func`` other than the user's home:
+    ``NUMBA_CACHE_DIR``, :func:`kernel_cache_dir`'s folder or the folder beside the source."""
+    from numba.core import caching
+
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+    locators = getattr(impl, "_locator_classes", None)
+    if not isinstance(locators, list):  # pragma: no cover - other numba
+        return True
+    source = inspect.getfile(py_func)
+    for locator in locators:
+        if locator.__name__.lstrip("_") not in _ALLOWED_LOCATORS:
+            # numba tries them in order: an allowed place past a home-based one is never reached
+            return False
+        if locator.from_function(py_func, source) is not None:
+            return True
+    return False
+
+
 class LazyKernel:
     """A function to compile with ``numba.njit(**options)`` when it is first called."""
 
@@ -148,9 +172,10 @@ def compile_module(module_name: str) -> None:
             import numba
 
             _add_content_locator()
-
+            cached = any(kernel.options.get("cache") for kernel in kernels) and _writable_cache(kernels[0].py_func)
             for kernel in kernels:
-                kernel._dispatcher = numba.njit(**kernel.options)(kernel.py_func)
+                options = dict(kernel.options, cache=False) if kernel.options.get("cache") and not cached else kernel.options
+                kernel._dispatcher = numba.njit(**options)(kernel.py_func)
         namespace = vars(sys.modules[module_name])
         for name, value in list(namespace.items()):
             if isinstance(value, LazyKernel):

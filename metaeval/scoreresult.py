@@ -23,6 +23,9 @@ class ScoreResult:
     configs: list[ConfigScores]
     segmenter_signatures: dict[str, str] = field(default_factory=dict)
     metric_signatures: dict[str, str] = field(default_factory=dict)
+    #: mean characters per token of the references under each segmenter this run segmented
+    #: (the sweep's measure; segmenters whose statistics all came from the store are absent)
+    reference_chars_per_token: dict[str, float] = field(default_factory=dict)
 
     def table(self, levels: Sequence[str] = LEVELS) -> pd.DataFrame:
         """The long ScoreTable: ``metric, segmenter, system, level, doc_id, seg_id, score, config``.

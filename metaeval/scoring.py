@@ -32,9 +32,10 @@ from metaeval.statsstore import StatsStore
 #: Called as ``progress(stage, done, total)``; each stage starts with ``done = 0``. Stages:
 #: ``segmenting <name>`` (unique texts), ``scoring`` (segment scores: one metric on one
 #: segment of one system under one segmenter) and, in evaluation, ``correlating``
-#: (configurations). :data:`STAGE_UNITS` names the unit of each.
+#: (configurations), in a system leaderboard ``ranking`` (configurations). :data:`STAGE_UNITS`
+#: names the unit of each.
 ProgressCallback = Callable[[str, int, int], None]
-STAGE_UNITS = {"segmenting": "texts", "scoring": "segment scores", "correlating": "configurations"}
+STAGE_UNITS = {"segmenting": "texts", "scoring": "segment scores", "correlating": "configurations", "ranking": "configurations"}
 #: Texts segmented between two progress reports.
 SEGMENT_BATCH = 500
 
@@ -124,7 +125,6 @@ def segment_unique(segmenter, texts: Iterable[str], cache=None, progress: Progre
     if progress:
         progress(stage, len(unique), len(unique))
     return dict(zip(unique, tokens))
-
 
 
 def _score_chunk(
@@ -230,6 +230,7 @@ def score_corpus(
     unique = list(dict.fromkeys(texts))
 
     reuse = Reuse(systems)
+    chars_per_token: dict[str, float] = {}  # of the references, per segmenter label
     total, done_units = work_units(corpus, len(segs), len(choices)), [0]
     n_seg = corpus.n_segments
 
@@ -276,6 +277,9 @@ def score_corpus(
             todo_of[k] = missing
         else:
             report(len(systems) * len(choices) * n_seg)
+            measure = stored.stored_reference_measure(seg_sigs[k])
+            if measure is not None:
+                chars_per_token[segmenter_label(segs[k])] = measure
     if isinstance(executor, cf.ProcessPoolExecutor):
         # Loaded here, before the first task forks the pool's workers, compiled kernels are
         # shared with them rather than loaded once more in each.
@@ -308,6 +312,7 @@ def score_corpus(
         del work, tokens, known
         missing = todo_of[k]
         ref_tokens = [[table[t] for t in ref] for ref in corpus.refs_list()]
+        chars_per_token[segmenter_label(seg)] = stored.measure_references(seg_sigs[k], ref_tokens)
         hyp_tokens = {name: [table[t] for t in hyps] for name, hyps in corpus.systems.items()}
         del table
         check_lengths(corpus, segmenter_label(seg), [choices[m] for m in sorted({m for m, _ in missing})],
@@ -372,6 +377,7 @@ def score_corpus(
         configs=configs,
         segmenter_signatures={segmenter_label(s): sig for s, sig in zip(segs, seg_sigs)},
         metric_signatures={c.spec: sig for c, sig in zip(choices, metric_sigs)},
+        reference_chars_per_token=chars_per_token,
     )
 
 

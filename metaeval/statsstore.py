@@ -3,6 +3,8 @@ rerun computes only what changed."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from metaeval.corpora.model import Corpus
@@ -62,6 +64,29 @@ class StatsStore:
     def put(self, seg_signature: str, metric_signature: str, system: str, stats: np.ndarray) -> None:
         if self.store is not None:
             self.store.put("stats", self.key(seg_signature, metric_signature, system), {"stats": stats})
+
+    def _measure_key(self, seg_signature: str) -> str:
+        return f"reference characters and tokens\n{seg_signature}\nrefs:{self.refs}"
+
+    def measure_references(self, seg_signature: str, tokens: Sequence[Sequence[Sequence[str]]]) -> float:
+        """Mean characters per token of the references' ``tokens`` (the sweep's measure),
+        kept in the store (once) for runs that will not segment them."""
+        counts = np.array([sum(len(t) for ref in tokens for seg in ref for t in seg), sum(len(seg) for ref in tokens for seg in ref)])
+        key = self._measure_key(seg_signature)
+        if self.store is not None and not self.store.path("stats", key).exists():
+            self.store.put("stats", key, {"stats": counts.astype(np.float64)})
+        return _ratio(counts)
+
+    def stored_reference_measure(self, seg_signature: str) -> float | None:
+        """What :meth:`measure_references` kept for this segmenter and these references, if anything."""
+        entry = None if self.store is None else self.store.get("stats", self._measure_key(seg_signature))
+        if entry is None or entry["stats"].shape != (2,):
+            return None
+        return _ratio(entry["stats"])
+
+
+def _ratio(counts: np.ndarray) -> float:
+    return float(counts[0] / counts[1]) if counts[1] else float("nan")
 
 
 __all__ = ["StatsStore"]

@@ -261,10 +261,10 @@ def load_spec(path: "str | Path", data: "str | Path | None" = None, check: bool 
     twice = [n for i, n in enumerate(names) if n in names[:i]]
     if twice:
         raise UsageError(f"{source}: dataset: the name {twice[0]!r} is given twice (give each [[dataset]] its own name)")
-    for name, check in PORTED_OPTIONS.items():  # accepted from a ported configuration, changing no number
+    for name, check_ported in PORTED_OPTIONS.items():  # accepted from a ported configuration, changing no number
         if name in study.table:
             try:
-                check(study.table[name])
+                check_ported(study.table[name])
             except MetaevalError as exc:
                 raise study.fail(name, str(exc)) from None
     choices = {key: study.names(key) for key in _PER_DATASET}

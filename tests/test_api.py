@@ -45,9 +45,9 @@ def test_api_takes_every_option_of_its_command(command):
     params = set(inspect.signature(function).parameters)
     if any(p.kind is p.VAR_KEYWORD for p in inspect.signature(function).parameters.values()):
         from metaeval.stats.evaluate import evaluate  # the run options go through to it
-        from metaeval.stats.settings import Settings  # and the statistics options become its settings
+        from metaeval.stats.settings import PORTED_OPTIONS, Settings  # the statistics options become its settings
 
-        params |= set(inspect.signature(evaluate).parameters) | set(Settings.__dataclass_fields__)
+        params |= set(inspect.signature(evaluate).parameters) | set(Settings.__dataclass_fields__) | set(PORTED_OPTIONS)
     for action in sub._actions:
         dest = action.dest
         if dest in PRESENTATION or dest == "help":

@@ -90,7 +90,8 @@ def test_run_writes_every_output_once_and_refuses_to_overwrite(tmp_path, capsys)
     code, out, err = run_cli(capsys, *args)
     assert code == 0, err
     assert sorted(p.name for p in out_dir.iterdir()) == ["answer.tsv", "charts", "leaderboard.html", "leaderboard.md",
-                                                         "results.json", "results.tsv", "scores.tsv.gz", "signature.json"]
+                                                         "results.json", "results.tsv", "scores.tsv.gz", "signature.json",
+                                                         "systems.html", "systems.tsv"]
     assert "consistency" in out and "seed:" in out  # leaderboard with its signature line
     before = {str(p): p.read_bytes() for p in out_dir.rglob("*") if p.is_file()}
     code, out, err = run_cli(capsys, *args)

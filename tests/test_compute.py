@@ -91,3 +91,21 @@ def test_an_interrupted_pool_has_closed_its_pipes_when_the_block_ends():
                 raise KeyboardInterrupt
         assert not manager.is_alive()
         assert wakeup._closed
+
+
+def test_a_command_collects_garbage_less_often_and_puts_the_thresholds_back(monkeypatch):
+    import gc
+
+    from metaeval import cli, compute
+
+    seen = []
+    monkeypatch.setattr(cli, "_main", lambda parser, argv: seen.append(gc.get_threshold()) or 0)
+    before = gc.get_threshold()
+    assert cli.main(["list"]) == 0
+    assert seen == [(compute.GC_THRESHOLD, *before[1:])]
+    assert gc.get_threshold() == before
+    with compute.fewer_collections():
+        with compute.fewer_collections():
+            assert gc.get_threshold()[0] == compute.GC_THRESHOLD
+        assert gc.get_threshold()[0] == compute.GC_THRESHOLD
+    assert gc.get_threshold() == before

@@ -16,7 +16,7 @@ from metaeval import corpora
 from metaeval.cli import build_parser, main
 from tests.robustness._helpers import FAST, make_corpus, write
 
-SUBCOMMANDS = ("list", "segment", "score", "correlate", "run", "leaderboard", "equivalence", "sweep", "study")
+SUBCOMMANDS = ("list", "segment", "score", "correlate", "run", "leaderboard", "equivalence", "sweep", "study", "systems")
 
 
 def run_cli(capsys, *argv: "str | Path") -> tuple[int, str, str]:
@@ -60,6 +60,8 @@ def usage_cases(corpus: Path, tmp: Path) -> list[tuple[str, list]]:
         ("sweep", ["sweep", corpus]),  # --out is required
         ("study", ["study", tmp / "unknown-key.toml"]),  # written below
         ("study", ["study", tmp / "bad-segmenter.toml"]),
+        ("systems", ["systems", corpus, "--human-test", "t-test"]),
+        ("systems", ["systems", corpus, "--chart", tmp / "bump.svg"]),
     ]
 
 
@@ -74,6 +76,7 @@ def data_cases(corpus: Path, tmp: Path) -> list[tuple[str, list]]:
         ("equivalence", ["equivalence", tmp / "no-such-corpus"]),
         ("sweep", ["sweep", tmp / "no-such-corpus", "--out", tmp / "sweep-out", "-q"]),
         ("study", ["study", tmp / "no-such-study.toml", "-q"]),
+        ("systems", ["systems", tmp / "no-judgments", *FAST]),
     ]
 
 
@@ -93,7 +96,7 @@ def test_bad_data_exits_1_with_one_line(corpus, tmp_path, capsys, monkeypatch, i
     name, argv = data_cases(corpus, tmp_path)[index]
     if name == "segment":
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"\xff\xfe bad\n"), encoding="utf-8"))
-    if name == "run":
+    if name in ("run", "systems"):
         (tmp_path / "no-judgments").mkdir()
         make_corpus(tmp_path / "no-judgments", esa={})
     if name == "leaderboard":
@@ -122,7 +125,7 @@ def no_reading(monkeypatch):
     monkeypatch.setattr("metaeval.report.load_results", refuse)
 
 
-@pytest.mark.parametrize("subcommand", ["score", "correlate", "leaderboard", "equivalence"])
+@pytest.mark.parametrize("subcommand", ["score", "correlate", "leaderboard", "equivalence", "systems"])
 @pytest.mark.parametrize("problem", ["exists", "no-folder", "is-folder"])
 def test_output_file_is_checked_before_any_work(corpus, tmp_path, capsys, no_reading, subcommand, problem):
     target = {"exists": tmp_path / "taken.txt", "no-folder": tmp_path / "nowhere" / "x.txt", "is-folder": tmp_path}[problem]
@@ -133,6 +136,7 @@ def test_output_file_is_checked_before_any_work(corpus, tmp_path, capsys, no_rea
         "correlate": ["correlate", "--scores", corpus / "s.tsv", "--judgments", corpus / "judgments.tsv"],
         "leaderboard": ["leaderboard", corpus / "r.json"],
         "equivalence": ["equivalence", corpus],
+        "systems": ["systems", corpus, "-q"],
     }[subcommand]
     code, out, err = run_cli(capsys, *argv, "-o", target)
     assert code == 2 and one_error_line(err) and str(target) in err, err

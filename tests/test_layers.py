@@ -24,9 +24,9 @@ LAYERS = (
     ("scoring", ("metaeval.scoring", "metaeval.scoreresult", "metaeval.reuse", "metaeval.statsstore", "metaeval.segmenting",
                  "metaeval.equivalence")),
     ("statistics", ("metaeval.stats",)),
-    ("analysis", ("metaeval.answer", "metaeval.doclevel", "metaeval.studyspec", "metaeval.sweep")),
+    ("analysis", ("metaeval.answer", "metaeval.doclevel", "metaeval.studyspec", "metaeval.sweep", "metaeval.systemrank")),
     ("report", ("metaeval.report",)),
-    ("api", ("metaeval.api", "metaeval.studies")),
+    ("api", ("metaeval.api", "metaeval.studies", "metaeval.systems")),
     ("command line", ("metaeval.cli", "metaeval.__main__")),
 )  # fmt: skip
 

@@ -123,3 +123,39 @@ def test_a_fresh_install_of_the_same_source_loads_the_compiled_kernels(tmp_path)
     assert second["misses"] == 0 and second["hits"] == 1  # loaded by the second, not compiled again
     assert second["stats"] == first["stats"]
     assert [p.name.split("-")[0] for p in cache.iterdir()] == ["ngrams"]
+
+
+def test_without_a_writable_cache_place_kernels_compile_in_memory_and_nothing_goes_to_home(tmp_path):
+    """A system-wide install: the shared kernels folder and the folder beside the source cannot
+    be written (here: a file stands where each folder would be, which stops root too). The
+    kernels compile in the process, give the same numbers, and numba's last resort, a cache in
+    the user's home, is not used."""
+    import os
+    import shutil
+
+    copy = tmp_path / "site"
+    shutil.copytree(REPO / "metaeval", copy / "metaeval", ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "metaeval" / "metrics" / "__pycache__").write_text("not a folder")
+    blocked = tmp_path / "read-only-prefix"
+    blocked.write_text("not a folder")
+    home = tmp_path / "home"
+    home.mkdir()
+    code = f"""
+        import json, os
+        os.environ["METAEVAL_KERNEL_CACHE"] = {str(blocked / "kernels")!r}
+        from metaeval.metrics import get_metric, ngrams
+        bleu = get_metric("bleu")
+        stats = bleu.segment_stats([list("今天下雨了")], bleu.prepare([[list("今天下雨。")]]))
+        print(json.dumps({{"cache": type(ngrams._hash_table._cache).__name__, "stats": stats.tolist()}}))
+    """
+    env = {"PYTHONPATH": str(copy), "PATH": "/usr/bin:/bin", "HOME": str(home)}
+    env.update({k: v for k, v in os.environ.items() if k.startswith("NUMBA_") and k != "NUMBA_CACHE_DIR"})
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=tmp_path,
+                          env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    found = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert found["cache"] == "NullCache"
+    assert list(home.rglob("*")) == []
+    expected = _python(code.replace(str(blocked / "kernels"), str(tmp_path / "kernels")))
+    assert found["stats"] == expected["stats"]

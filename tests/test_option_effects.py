@@ -26,8 +26,10 @@ from tests.test_cli import small_corpus
 COMMANDS = ("run", "correlate", "sweep", "study")
 #: Every other subcommand takes no statistics option (leaderboard renders saved results).
 OTHERS = ("list", "segment", "score", "leaderboard", "equivalence")
+#: Subcommands that take some statistics options: those that change their numbers.
+SOME = {"systems": {"--bootstrap", "--seed", "--adjust"}}
 #: Options every run below shares (few resamples and permutations, so that each run is quick).
-FAST = ("--bootstrap", "20", "--permutations", "50")
+FAST = ("--bootstrap", "20", "--permutations", "50", "--chance-permutations", "20")
 #: Per option key: the statistics that show its effect (given in both runs) and the option's value.
 CASES = {
     "statistics": ((), ("--statistic", "seg:kendall_b")),
@@ -41,6 +43,8 @@ CASES = {
     "refit_epsilon": (("--statistic", "seg:acc_eq@item"), ("--fixed-epsilon",)),
     "permutations": (("--statistic", "sys:soft_pairwise_accuracy"), ("--permutations", "37")),
     "permutation_seed": (("--statistic", "sys:soft_pairwise_accuracy"), ("--permutation-seed", "1")),
+    "chance_permutations": ((), ("--chance-permutations", "31")),
+    "chance_seed": ((), ("--chance-seed", "1")),
     "bootstrap": ((), ("--bootstrap", "30")),
     "seed": ((), ("--seed", "1")),
     "ci": ((), ("--ci", "0.5")),
@@ -53,7 +57,7 @@ ANSWER_NUMBERS = ["p_value", "p_adjusted", "delta_ci_low", "delta_ci_high", "cha
 WORDS = ("-s", "char", "-s", "jieba", "-m", "bleu", "-m", "nist", "-m", "1-ter")
 #: What is compared: the rows' keys and every numeric column.
 KEYS = ["judgment_kind", "level", "statistic", "grouping", "metric", "segmenter"]
-NUMBERS = ["value", "epsilon", "ci_low", "ci_high", "n", "p_value", "concordant", "discordant", "metric_ties", "human_ties"]
+NUMBERS = ["value", "epsilon", "ci_low", "ci_high", "chance", "chance_low", "chance_high", "n", "p_value", "concordant", "discordant", "metric_ties", "human_ties"]
 
 
 def statistics_options(parser, command: str) -> set[str]:  # noqa: ANN001
@@ -71,8 +75,10 @@ def test_the_four_commands_take_every_statistics_option_and_the_others_none():
         assert statistics_options(parser, command) == {option.flag for option in OPTIONS}, command
     for command in OTHERS:
         assert statistics_options(parser, command) == set(), command
+    for command, flags in SOME.items():
+        assert statistics_options(parser, command) == flags, command
     commands = set(next(a for a in parser._actions if a.dest == "command").choices)  # noqa: SLF001
-    assert commands == set(COMMANDS) | set(OTHERS), "say whether the new subcommand takes statistics options"
+    assert commands == set(COMMANDS) | set(OTHERS) | set(SOME), "say whether the new subcommand takes statistics options"
 
 
 @pytest.fixture(scope="module")

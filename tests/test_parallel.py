@@ -144,7 +144,9 @@ def test_stored_statistics_skip_segmenting_and_scoring(small_corpus, tmp_path):
     again_seg = CountingChar()
     store = Store(tmp_path)
     again = score_corpus(small_corpus, [again_seg], ["bleu", "1-ter"], store=store, cache=tmp_path)
-    assert again_seg.count == 0 and store.hits == 2 * len(small_corpus.systems) and store.misses == 0
+    # every system's statistics of both metrics, and the segmenter's characters per token of the references
+    assert again_seg.count == 0 and store.hits == 2 * len(small_corpus.systems) + 1 and store.misses == 0
+    assert again.reference_chars_per_token == first.reference_chars_per_token == {"counting-char": 1.0}
     for a, b in zip(first.configs, again.configs):
         assert a.stats.tobytes() == b.stats.tobytes()
     # one more metric: only it is computed, from the cached segmentation

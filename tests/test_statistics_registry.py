@@ -1,5 +1,5 @@
 """The statistics registry: every entry is complete and runs through the one dispatch at every
-level and grouping it declares; its chance level is the one worked out by hand; and the settings
+level and grouping it declares; its tie-free reference is the one worked out by hand; and the settings
 of a request are checked once, naming the valid values."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from metaeval.corpora.model import Judgments
 from metaeval.errors import UsageError
 from metaeval.scoretable import ConfigScores
-from metaeval.stats.evaluate import chance_levels, evaluate
+from metaeval.stats.evaluate import evaluate, tie_free_references
 from metaeval.stats.registry import LEVELS, REGISTRY, STATISTICS
 from metaeval.stats.settings import OPTIONS, Settings
 
@@ -71,11 +71,11 @@ def _tie_share(values: np.ndarray) -> float:
     return sum(a == b for a, b in pairs) / len(pairs)
 
 
-def test_chance_levels_are_the_analytic_references_worked_out_by_hand():
+def test_tie_free_references_are_the_analytic_ones_worked_out_by_hand():
     configs, judgments, human = _configs_and_judgments(1)
     stats = ["seg:consistency", "seg:pearson", "seg:acc_eq@item", "seg:acc_eq@none", "seg:tau_eq@sys", "sys:pairwise_accuracy"]
-    table = chance_levels(configs, judgments, settings=Settings(statistics=tuple(stats)))
-    got = {(r.level, r.statistic, r.grouping): r.chance for r in table.itertuples()}
+    table = tie_free_references(configs, judgments, settings=Settings(statistics=tuple(stats)))
+    got = {(r.level, r.statistic, r.grouping): r.tie_free for r in table.itertuples()}
     per_segment = np.mean([_tie_share(human[:, j]) for j in range(human.shape[1])])
     per_system = np.mean([_tie_share(human[i]) for i in range(human.shape[0])])
     assert got[("seg", "consistency", "segment+judge")] == 0.5 and got[("seg", "pearson", "none")] == 0.0
@@ -85,15 +85,15 @@ def test_chance_levels_are_the_analytic_references_worked_out_by_hand():
     assert got[("sys", "pairwise_accuracy", "-")] == pytest.approx((1 - _tie_share(human.mean(axis=1))) / 2)
 
 
-def test_a_metric_scoring_at_random_meets_the_chance_level_of_acc23():
+def test_a_metric_scoring_at_random_meets_the_tie_free_reference_of_acc23():
     """kendall_acc23 by item of metrics that score at random averages (1 - t) / 2 (within the
     spread of 200 random metrics: its standard error here is about 0.001)."""
     configs, judgments, human = _configs_and_judgments(2)
     rng = np.random.default_rng(5)
     random_configs = [dataclasses.replace(configs[0], config=f"r{k}", metric=f"r{k}", seg_scores=rng.random(human.shape))
                       for k in range(200)]  # fmt: skip
-    table = evaluate(random_configs, judgments, statistics=["seg:kendall_acc23@item"], n_bootstrap=0)
-    chance = chance_levels(random_configs, judgments, statistics=("seg:kendall_acc23@item",)).chance.iloc[0]
+    table = evaluate(random_configs, judgments, statistics=["seg:kendall_acc23@item"], n_bootstrap=0, chance_permutations=0)
+    chance = tie_free_references(random_configs, judgments, statistics=("seg:kendall_acc23@item",)).tie_free.iloc[0]
     assert table.value.mean() == pytest.approx(chance, abs=0.005)
     assert chance < 0.45  # a third of these human pairs are ties: well below 0.5
 

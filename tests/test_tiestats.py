@@ -106,9 +106,13 @@ def test_all_ties_and_constant_scores_are_undefined_with_a_reason() -> None:
         r = tie_statistic(m, h, statistic)
         assert math.isnan(r.value) and "human scores tie in all 3 pairs" in r.undefined_reason
     m, h = one_item([1, 2, 3], [0.4, 0.4, 0.4])
-    for statistic in ("kendall_c", "kendall_23", "tau_eq"):
+    for statistic in ("kendall_b", "kendall_c"):  # tau-b and tau-c divide by the metric's untied pairs
         r = tie_statistic(m, h, statistic)
         assert math.isnan(r.value) and "metric scores tie in all 3 pairs" in r.undefined_reason
+    # a constant metric gets what the tie-counting definitions give (mt-metrics-eval): every pair a metric tie,
+    # none tied by the humans here, so acc23 = 0 of 3 and tau23 = (0 - 3) / 3
+    for statistic, value in (("kendall_acc23", 0.0), ("acc_eq", 0.0), ("kendall_23", -1.0), ("tau_eq", -1.0)):
+        assert tie_statistic(m, h, statistic).value == pytest.approx(value), statistic
     # one segment with all human ties among others is a defined group (mt-metrics-eval)
     metric = np.array([[0.1, 0.9], [0.5, 0.5], [0.9, 0.1]])
     human = np.array([[2.0, 3.0], [2.0, 2.0], [2.0, 1.0]])

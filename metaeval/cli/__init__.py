@@ -17,12 +17,13 @@ import warnings
 from typing import Sequence, TextIO
 
 from metaeval import __version__
-from metaeval.cli import catalogue, correlate, equivalence, leaderboard, run, score, signals, study, sweep
+from metaeval.cli import catalogue, correlate, equivalence, leaderboard, run, score, signals, study, sweep, systems
 from metaeval.cli.common import Parser
+from metaeval.compute import fewer_collections
 from metaeval.errors import DataWarning, MetaevalError
 
 #: The subcommands, in the order of ``metaeval --help``.
-COMMANDS = (catalogue, score, correlate, run, leaderboard, sweep, study, equivalence)
+COMMANDS = (catalogue, score, correlate, run, leaderboard, sweep, systems, study, equivalence)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     restore_signal_handlers = signals.install_signal_handlers()
     try:
         parser = build_parser()
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), fewer_collections():
             warnings.simplefilter("always", DataWarning)
             warnings.showwarning = _show_warning
             return _main(parser, argv)

@@ -202,12 +202,12 @@ def table_text(frame, fmt: str) -> str:  # noqa: ANN001
     return buffer.getvalue()
 
 
-def emit_results(results, signature: dict, args: argparse.Namespace, layout: str, answer=None, chance=None) -> None:  # noqa: ANN001
+def emit_results(results, signature: dict, args: argparse.Namespace, layout: str, answer=None, tie_free=None) -> None:  # noqa: ANN001
     """Render results in ``--format``; to ``--output`` (a CSV/TSV with its signature beside it) or stdout."""
     from metaeval.report.data import write_results
     from metaeval.report.leaderboard import render
 
-    text = render(results, signature, args.format, layout=layout, answer=answer, chance=chance)
+    text = render(results, signature, args.format, layout=layout, answer=answer, tie_free=tie_free)
     if args.output:
         write_results(Path(args.output), text, signature, overwrite=args.overwrite)
     else:

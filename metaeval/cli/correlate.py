@@ -15,6 +15,7 @@ def cmd_correlate(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)  # names and values checked first, before anything heavy is imported
     from metaeval.answer import answer, granularity_free
     from metaeval.api import configs_from_table, correlate, read_scores
+    from metaeval.stats.evaluate import tie_free_references
 
     check_output(args)
     path = Path(args.scores)
@@ -33,7 +34,9 @@ def cmd_correlate(args: argparse.Namespace) -> int:
     }  # fmt: skip
     if args.comparisons:
         write_comparisons(args, scores, judgments, results, settings)
-    emit_results(results, signature, args, "ranked", answer(results, samples, left_out=granularity_free(scores), adjust=settings.adjust))
+    kinds = split_list(args.kind) or None
+    emit_results(results, signature, args, "ranked", answer(results, samples, left_out=granularity_free(scores), adjust=settings.adjust),
+                 tie_free_references(scores, judgments, kinds, settings))
     return 0
 
 

@@ -10,11 +10,11 @@ from metaeval.cli.common import RESULT_FORMATS, add_output_options, check_output
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from metaeval.report import load_results
-    from metaeval.report.data import load_answer
+    from metaeval.report.data import load_answer, load_tie_free
 
     check_output(args)
     results, signature = load_results(Path(args.results))
-    emit_results(results, signature, args, args.layout, load_answer(Path(args.results)))
+    emit_results(results, signature, args, args.layout, load_answer(Path(args.results)), load_tie_free(Path(args.results)))
     return 0
 
 

@@ -9,7 +9,7 @@ file's own), so every default is the one of :mod:`metaeval.stats.defaults`.
 from __future__ import annotations
 
 import argparse
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from metaeval.cli.common import bootstrap_count, non_negative, number, positive, split_list
 from metaeval.stats.registry import statistics_taking
@@ -36,11 +36,13 @@ def _help(option: Option) -> str:
     return f"{option.help} ({'; '.join(parts)})"
 
 
-def add_statistics_options(p: argparse.ArgumentParser) -> None:
-    """Every option of :data:`~metaeval.stats.settings.OPTIONS` on ``p`` (destination: the
-    option's key; nothing stored when left out)."""
+def add_statistics_options(p: argparse.ArgumentParser, fields: Sequence[str] | None = None) -> None:
+    """Every option of :data:`~metaeval.stats.settings.OPTIONS` on ``p``, or those of the
+    Settings ``fields`` named (destination: the option's key; nothing stored when left out)."""
     group = p.add_argument_group("statistics options")
     for option in OPTIONS:
+        if fields is not None and option.field not in fields:
+            continue
         if option.kind == "list":
             group.add_argument(option.flag, dest=option.key, action="append", metavar=option.flag.lstrip("-").upper(),
                                help=_help(option))
@@ -50,6 +52,8 @@ def add_statistics_options(p: argparse.ArgumentParser) -> None:
             group.add_argument(option.flag, dest=option.key, choices=option.choices, default=None, help=_help(option))
         else:
             group.add_argument(option.flag, dest=option.key, type=_TYPES[option.kind], default=None, help=_help(option))
+    if fields is not None:
+        return
     group.add_argument("--sample-rate", dest="sample_rate", type=number, default=None, metavar="1.0",
                        help="mt-metrics-eval's tie-calibration sample rate, accepted for a ported configuration: only 1.0 "
                             "(every pair), which is what metaeval's exact search always does; it changes no number")

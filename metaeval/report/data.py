@@ -11,8 +11,9 @@ them in any layout or format.
   :func:`sidecar_path`); files of earlier versions that start with ``#`` signature lines
   are still read.
 - JSON: ``{"signature": {...}, "columns": [...], "rows": [{column: value}...]}``, with
-  ``null`` for missing values, and ``"answer": [...]`` when the answer is given
-  (:mod:`metaeval.answer`).
+  ``null`` for missing values, ``"answer": [...]`` when the answer is given
+  (:mod:`metaeval.answer`), and ``"tie_free": [...]`` when the tie-free references are
+  (:func:`metaeval.stats.evaluate.tie_free_references`).
 """
 
 from __future__ import annotations
@@ -96,8 +97,10 @@ def write_results(path: "str | Path", text: "str | Callable[[TextIO], object]", 
     return path
 
 
-def render_json(table: pd.DataFrame, signature: Mapping[str, Any] | None, answer: pd.DataFrame | None = None) -> str:
-    """JSON text with the signature (``{}`` when omitted), the columns, the rows and the answer."""
+def render_json(table: pd.DataFrame, signature: Mapping[str, Any] | None, answer: pd.DataFrame | None = None,
+                tie_free: pd.DataFrame | None = None) -> str:  # fmt: skip
+    """JSON text with the signature (``{}`` when omitted), the columns, the rows, the answer and
+    the tie-free references."""
     columns = list(table.columns)
     rows = []
     for row in table.itertuples(index=False):
@@ -111,6 +114,8 @@ def render_json(table: pd.DataFrame, signature: Mapping[str, Any] | None, answer
     document: dict[str, Any] = {"columns": columns, "rows": rows, "signature": dict(signature or {})}
     if answer is not None:
         document["answer"] = answer.to_dict(orient="records")
+    if tie_free is not None:
+        document["tie_free"] = tie_free.to_dict(orient="records")
     return to_json(document, indent=1) + "\n"
 
 
@@ -154,16 +159,32 @@ def _read_sidecar(path: Path) -> dict[str, Any]:
     return {}
 
 
-def load_answer(path: "str | Path") -> pd.DataFrame | None:
-    """The answer stored in a results JSON file (``None`` for other files or when absent)."""
-    path = Path(path)
+def _stored(path: Path, key: str) -> Any:
+    """The value of ``key`` in a results JSON file (``None`` for other files or when absent)."""
     if path.suffix.lower() != ".json":
         return None
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
-    rows = document.get("answer") if isinstance(document, dict) else None
+    return document.get(key) if isinstance(document, dict) else None
+
+
+def load_tie_free(path: "str | Path") -> pd.DataFrame | None:
+    """The tie-free references stored in a results JSON file (``None`` for other files or when absent)."""
+    rows = _stored(Path(path), "tie_free")
+    if not isinstance(rows, list):
+        return None
+    from metaeval.stats.evaluate import TIE_FREE_COLUMNS
+
+    frame = pd.DataFrame(rows, columns=list(TIE_FREE_COLUMNS))
+    frame["tie_free"] = pd.to_numeric(frame["tie_free"], errors="coerce")
+    return frame
+
+
+def load_answer(path: "str | Path") -> pd.DataFrame | None:
+    """The answer stored in a results JSON file (``None`` for other files or when absent)."""
+    rows = _stored(Path(path), "answer")
     if not isinstance(rows, list):
         return None
     from metaeval.answer import ANSWER_COLUMNS

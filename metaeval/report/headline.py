@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from metaeval.report.layout import Section
+from metaeval.report.layout import AT_CHANCE, AT_CHANCE_NOTE, Section
 from metaeval.stats.adjust import ADJUSTMENTS, CONTROLS
 from metaeval.report.results import fmt_number, plain
 
@@ -42,6 +42,18 @@ def _p_text(p: float, n_samples: float) -> str:
     return f"{p:.3f}"
 
 
+def _flag(value: Any) -> bool:
+    """A flag of the answer (a missing one, from an earlier file, is off)."""
+    try:
+        return bool(value) and not math.isnan(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _value(value: float, digits: int, at_chance: Any) -> str:
+    return fmt_number(value, digits) + (AT_CHANCE if _flag(at_chance) else "")
+
+
 def answer_section(answer: pd.DataFrame, digits: int = 3) -> Section | None:
     """The answer as one table; None when there is nothing to show."""
     if answer is None or answer.empty:
@@ -52,9 +64,11 @@ def answer_section(answer: pd.DataFrame, digits: int = 3) -> Section | None:
     rows = []
     for r in answer.itertuples(index=False):
         statistic = r.statistic if r.grouping in _PLAIN_GROUPINGS else f"{r.statistic} ({r.grouping})"
-        best = f"{r.best_metric} / {r.best_segmenter} {fmt_number(r.best_value, digits)}"
+        flags = {name: getattr(r, name, False) for name in ("best_at_chance", "char_at_chance", "word_at_chance")}
+        best = f"{r.best_metric} / {r.best_segmenter} {_value(r.best_value, digits, flags['best_at_chance'])}"
         if r.metric:
-            versus = f"{r.metric}: char {fmt_number(r.char_value, digits)}, {r.word_segmenter} {fmt_number(r.word_value, digits)}"
+            versus = (f"{r.metric}: char {_value(r.char_value, digits, flags['char_at_chance'])}, "
+                      f"{r.word_segmenter} {_value(r.word_value, digits, flags['word_at_chance'])}")
             ci = ""
             if math.isfinite(r.delta_ci_low) and math.isfinite(r.delta_ci_high):
                 ci = f"[{_signed(r.delta_ci_low, digits)}, {_signed(r.delta_ci_high, digits)}]"
@@ -107,6 +121,9 @@ def answer_legend(answer: pd.DataFrame, signature: Mapping[str, Any] | None) -> 
     left_out = sorted({m for text in answer["left_out"].fillna("") for m in str(text).split(", ") if m})
     if left_out:
         lines.append(f"Left out: {', '.join(left_out)} (its value does not depend on where the text is split).")
+    flagged = [c for c in ("best_at_chance", "char_at_chance", "word_at_chance") if c in answer.columns]
+    if any(_flag(v) for c in flagged for v in answer[c]):
+        lines.append(AT_CHANCE_NOTE + ".")
     return lines
 
 

@@ -6,8 +6,9 @@ The page needs no external asset and no JavaScript. Charts are SVG written here 
 than by matplotlib: the markup is a few kilobytes per chart, its bytes depend only on the
 results (no font or version metadata), and it scales with the page. Each chart shows one
 row per configuration: a point at the value and a line over its 95% confidence interval,
-on an axis fitted to the data with the chance level marked (:mod:`metaeval.report.scale`),
-and ``n/a`` for an undefined value. Every string from the data or the signature is
+its chance band behind them, on an axis fitted to the data with the chance level (or the
+tie-free reference) marked by a line labelled at the line and drawn over the rows
+(:mod:`metaeval.report.scale`), and ``n/a`` for an undefined value. Every string from the data or the signature is
 HTML-escaped, so names such as ``<script>`` show as text.
 """
 
@@ -17,9 +18,9 @@ import math
 from html import escape
 from typing import Any, Sequence
 
-from metaeval.report.layout import UNDEFINED, Bar, Section
+from metaeval.report.layout import UNDEFINED, Bar, Section, tie_free_reference
 from metaeval.report.results import fmt_ci, fmt_number
-from metaeval.report.scale import Axis, chance_level, fit_axis
+from metaeval.report.scale import CHART_PIXELS, Axis, ChartScale, chart_scale, label_anchor, own_reference
 from metaeval.report.text import display_width, one_line
 
 _STYLE = """
@@ -39,7 +40,8 @@ details { margin-top: 2em; }
 
 ROW_HEIGHT = 20
 CHAR_WIDTH = 7.3
-BAR_AREA = 360
+BAR_AREA = CHART_PIXELS
+CHANCE_COLOUR = "#c0392b"
 
 
 def esc(text: str) -> str:
@@ -56,17 +58,19 @@ def render_html(
     intro: Sequence[str] = (),
     lead: Sequence[Section] = (),
     lead_notes: Sequence[str] = (),
-    chance: Any = None,
+    tie_free: Any = None,
+    style: str = "",
 ) -> str:
-    """The whole page as text (UTF-8, ``\\n`` line ends); ``chance``: the chance level of each
-    ranking (:func:`metaeval.report.scale.chance_level`)."""
+    """The whole page as text (UTF-8, ``\\n`` line ends); ``tie_free``: the tie-free reference
+    of each ranking, marked on charts whose results have no chance levels; ``style``: CSS rules
+    added to the page's."""
     out = [
         "<!DOCTYPE html>",
         '<html lang="en">',
         "<head>",
         '<meta charset="utf-8">',
         f"<title>{esc(title)}</title>",
-        f"<style>\n{_STYLE}\n</style>",
+        f"<style>\n{_STYLE}\n{style}\n</style>" if style else f"<style>\n{_STYLE}\n</style>",
         "</head>",
         "<body>",
         f"<h1>{esc(title)}</h1>",
@@ -83,9 +87,12 @@ def render_html(
             continue
         out.append("<section>")
         out.append(f"<h2>{esc(section.title)}</h2>")
+        if section.figure:
+            out.append(section.figure)
         if section.bars:
+            reference = tie_free_reference(dict(section.key), tie_free)
             out.append(chart(section.bars, section.title, digits, statistic=section.statistic,
-                             chance=chance_level(dict(section.key), chance)))
+                             reference=reference if math.isfinite(reference) else None))
         out += _table(section)
         if section.marked:
             out.append(f'<p class="notes">Bold: {esc(section.marked_as)}.</p>')
@@ -126,17 +133,23 @@ def _table(section: Section, css: str = "") -> list[str]:
     return out
 
 
-def axis(bars: Sequence[Bar], statistic: str = "", chance: float | None = None) -> Axis:
-    """The fitted axis of a chart: every value and interval bound, and the chance level
-    (``chance``, default: the statistic's own where it does not depend on the data)."""
-    values = [v for b in bars for v in (b.value, b.ci_low, b.ci_high)]
-    return fit_axis(values, chance_level({"statistic": statistic}) if chance is None else chance)
+def scale_of(bars: Sequence[Bar], statistic: str = "", reference: float | None = None) -> ChartScale:
+    """The axis and marks of a chart (:func:`metaeval.report.scale.chart_scale`); ``reference``:
+    the tie-free reference, default the statistic's own where it does not depend on the data."""
+    return chart_scale(bars, own_reference(statistic) if reference is None else reference, BAR_AREA)
 
 
-def chart(bars: Sequence[Bar], title: str, digits: int = 3, statistic: str = "", chance: float | None = None) -> str:
-    """Inline SVG: per configuration a point at its value and a line over its 95% interval,
-    and the chance level (see :func:`axis`)."""
-    scale = axis(bars, statistic, chance)
+def axis(bars: Sequence[Bar], statistic: str = "", reference: float | None = None) -> Axis:
+    """The fitted axis of a chart: every value and interval bound, and the chance level (see :func:`scale_of`)."""
+    return scale_of(bars, statistic, reference).axis
+
+
+def chart(bars: Sequence[Bar], title: str, digits: int = 3, statistic: str = "", reference: float | None = None) -> str:
+    """Inline SVG: per configuration a point at its value, a line over its 95% interval and its
+    chance band behind them; the chance level as one dashed line labelled at the line, drawn
+    over the rows (see :func:`scale_of`)."""
+    marks = scale_of(bars, statistic, reference)
+    scale = marks.axis
     label_w = max(80.0, min(360.0, CHAR_WIDTH * max(display_width(one_line(b.label)) for b in bars) + 10))
     left, top = label_w, 34.0
     value_x = left + BAR_AREA + 10
@@ -144,7 +157,7 @@ def chart(bars: Sequence[Bar], title: str, digits: int = 3, statistic: str = "",
     height = top + ROW_HEIGHT * len(bars) + 8
 
     def x(v: float) -> str:
-        return f"{left + scale.fraction(v) * BAR_AREA:.1f}"
+        return f"{left + scale.fraction(min(max(v, scale.low), scale.high)) * BAR_AREA:.1f}"
 
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
@@ -153,12 +166,6 @@ def chart(bars: Sequence[Bar], title: str, digits: int = 3, statistic: str = "",
     for v in scale.ticks():
         out.append(f'<line x1="{x(v)}" y1="{top - 4:.1f}" x2="{x(v)}" y2="{height - 8:.1f}" stroke="#e4e4e4"/>')
         out.append(f'<text x="{x(v)}" y="{top - 8:.1f}" text-anchor="middle">{scale.label(v)}</text>')
-    if not scale.chance_side:
-        cx = x(scale.chance)
-        out.append(f'<line x1="{cx}" y1="{top - 4:.1f}" x2="{cx}" y2="{height - 8:.1f}" stroke="#c0392b" stroke-dasharray="4 3"/>')
-    anchor, tx = ("end", left + BAR_AREA) if scale.chance_side != "left" else ("start", left)
-    if scale.chance_text:
-        out.append(f'<text x="{tx:.1f}" y="12" text-anchor="{anchor}" fill="#c0392b">{esc(scale.chance_text)}</text>')
     for i, bar in enumerate(bars):
         y = top + i * ROW_HEIGHT
         mid = y + ROW_HEIGHT / 2
@@ -166,18 +173,36 @@ def chart(bars: Sequence[Bar], title: str, digits: int = 3, statistic: str = "",
         shown = fmt_number(bar.value, digits) if defined else UNDEFINED
         interval = fmt_ci(bar.ci_low, bar.ci_high, digits)
         tip = f"{bar.label}: {shown} {interval}".rstrip()
+        if marks.bands and math.isfinite(bar.chance):
+            tip += f"; chance {fmt_number(bar.chance, digits)} {fmt_ci(bar.chance_low, bar.chance_high, digits)}".rstrip()
         out.append(f"<g><title>{esc(tip)}</title>")
         if i % 2 == 0:
             out.append(f'<rect x="0" y="{y:.1f}" width="{width:.0f}" height="{ROW_HEIGHT}" fill="#f7f7f7"/>')
         out.append(f'<text x="{left - 6:.1f}" y="{mid + 4:.1f}" text-anchor="end">{esc(bar.label)}</text>')
+        if marks.bands and bar.chance_low <= scale.high and bar.chance_high >= scale.low:  # False for NaN
+            lo, hi = float(x(bar.chance_low)), float(x(bar.chance_high))
+            out.append(f'<rect class="chance-band" x="{lo:.1f}" y="{y + 3:.1f}" width="{max(hi - lo, 1.0):.1f}" '
+                       f'height="{ROW_HEIGHT - 6}" fill="{CHANCE_COLOUR}" fill-opacity="0.18"/>')
+            if not marks.shared and math.isfinite(bar.chance):
+                out.append(f'<line class="chance" x1="{x(bar.chance)}" y1="{y + 3:.1f}" x2="{x(bar.chance)}" '
+                           f'y2="{y + ROW_HEIGHT - 3:.1f}" stroke="{CHANCE_COLOUR}" stroke-width="2"/>')
         if math.isfinite(bar.ci_low) and math.isfinite(bar.ci_high):
-            lo, hi = x(bar.ci_low), x(bar.ci_high)
-            out.append(f'<line x1="{lo}" y1="{mid:.1f}" x2="{hi}" y2="{mid:.1f}" stroke="#4c78a8" stroke-width="2"/>')
-            for end in (lo, hi):
+            lo_x, hi_x = x(bar.ci_low), x(bar.ci_high)
+            out.append(f'<line x1="{lo_x}" y1="{mid:.1f}" x2="{hi_x}" y2="{mid:.1f}" stroke="#4c78a8" stroke-width="2"/>')
+            for end in (lo_x, hi_x):
                 out.append(f'<line x1="{end}" y1="{mid - 4:.1f}" x2="{end}" y2="{mid + 4:.1f}" stroke="#4c78a8" stroke-width="2"/>')
         if defined:
             out.append(f'<circle cx="{x(bar.value)}" cy="{mid:.1f}" r="4" fill="#1f3b5c"/>')
         out.append(f'<text x="{value_x:.1f}" y="{mid + 4:.1f}">{esc(f"{shown} {interval}".rstrip())}</text>')
         out.append("</g>")
+    if math.isfinite(marks.line):  # after the rows, so that their shading does not hide it
+        cx = x(marks.line)
+        out.append(f'<line class="chance" x1="{cx}" y1="{top - 4:.1f}" x2="{cx}" y2="{height - 8:.1f}" '
+                   f'stroke="{CHANCE_COLOUR}" stroke-dasharray="4 3"/>')
+        anchor = label_anchor(scale.fraction(marks.line))
+        out.append(f'<text x="{cx}" y="12" text-anchor="{anchor}" fill="{CHANCE_COLOUR}">{esc(marks.label)}</text>')
+    elif marks.label:
+        anchor, tx = ("start", left) if scale.chance_side == "left" else ("end", left + BAR_AREA)
+        out.append(f'<text x="{tx:.1f}" y="12" text-anchor="{anchor}" fill="{CHANCE_COLOUR}">{esc(marks.label)}</text>')
     out.append("</svg>")
     return "\n".join(out)

@@ -71,7 +71,7 @@ def render(
     digits: int = 3,
     timestamp: str | None = None,
     answer: pd.DataFrame | None = None,
-    chance: pd.DataFrame | None = None,
+    tie_free: pd.DataFrame | None = None,
 ) -> str:
     """The leaderboard of ``results`` in ``format`` (one of :data:`FORMATS`) as text.
 
@@ -86,10 +86,11 @@ def render(
         answer: the answer of :func:`metaeval.answer.answer` with intervals and p-values
             (from the run's bootstrap samples); when omitted, human formats derive it from
             ``results`` without them.
-        chance: the chance level of each ranking (columns judgment_kind, level, statistic,
-            grouping, chance; :func:`metaeval.stats.evaluate.chance_levels`), marked on the
-            charts of the html format; without it, each statistic's own where it does not depend
-            on the data.
+        tie_free: the tie-free reference of each ranking (columns judgment_kind, level,
+            statistic, grouping, tie_free; :func:`metaeval.stats.evaluate.tie_free_references`):
+            a note of each section of the human formats, the ``tie_free`` key of JSON, and the
+            line of html charts whose results have no chance levels. The chance levels
+            themselves are columns of ``results``.
     """
     if format not in FORMATS:
         raise UsageError(f"unknown format {format!r}; known formats: {', '.join(FORMATS)}")
@@ -106,19 +107,19 @@ def render(
     if format in ("csv", "tsv"):
         return render_delimited(table, sig, "," if format == "csv" else "\t")
     if format == "json":
-        return render_json(table, sig, answer)
+        return render_json(table, sig, answer, tie_free)
     heading = title if title is not None else _default_title(table, sig)
     if answer is None:
         answer = compute_answer(table)
     lead = [s for s in (answer_section(answer, digits),) if s is not None]
     intro = [line for line in (context_line(sig, table),) if line]
-    parts = sections(table, layout, digits, adjustment(sig))
+    parts = sections(table, layout, digits, adjustment(sig), tie_free)
     if format == "latex":
         pairs = flatten_signature(sig) if sig is not None else None
         return render_latex(heading, pairs, parts)
     if format == "html":
         pairs = flatten_signature(sig) if sig is not None else None
-        return render_html(heading, pairs, parts, digits, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig), chance=chance)
+        return render_html(heading, pairs, parts, digits, intro=intro, lead=lead, lead_notes=answer_legend(answer, sig), tie_free=tie_free)
     footer = []
     if sig is not None:
         footer = [f"signature: {signature_line(sig)}", "(full signature: --format json, or signature.json in --out)"]

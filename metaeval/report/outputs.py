@@ -4,10 +4,12 @@ Files, each written atomically, all or nothing (on a failure the folder is put b
 
 - ``answer.tsv``: the answer (:mod:`metaeval.answer`), a plain table;
 - ``results.tsv``: the ResultTable, a plain table; ``results.json``: the same rows with the
-  signature and the answer;
+  signature, the answer and the tie-free references;
 - ``signature.json``: every option and version behind the numbers;
 - ``leaderboard.md``, ``leaderboard.html``: the reports, answer first;
 - ``scores.tsv.gz``: segment- and system-level scores, gzip-compressed (deterministic bytes);
+- ``systems.html``, ``systems.tsv``: the system leaderboard of every human score of the run
+  (:mod:`metaeval.systemrank`, :mod:`metaeval.report.systems`);
 - ``charts/<kind>.<level>.<statistic>[.<grouping>].png``: one chart per ranking.
 
 Every name is checked before any work (:data:`RUN_OUTPUTS`,
@@ -32,7 +34,7 @@ from metaeval.report.files import check_output_folder
 #: What ``--out`` receives; a name ending in ``/`` is a folder.
 RUN_OUTPUTS = (
     "answer.tsv", "results.tsv", "results.json", "signature.json", "leaderboard.md", "leaderboard.html",
-    "scores.tsv.gz", "charts/",
+    "scores.tsv.gz", "systems.html", "systems.tsv", "charts/",
 )  # fmt: skip
 CHARTS = "charts"
 
@@ -56,26 +58,35 @@ def run_files(study: Any) -> dict[str, bytes]:
     from metaeval.report.leaderboard import render
 
     answer = study.answer
+    tie_free = getattr(study, "tie_free", None)
     text = {
         "answer.tsv": scores_tsv(answer) if answer is not None else "",
         "results.tsv": render(study.results, study.signature, "tsv"),
-        "results.json": render(study.results, study.signature, "json", answer=answer),
+        "results.json": render(study.results, study.signature, "json", answer=answer, tie_free=tie_free),
         "signature.json": signature_json(study.signature),
-        "leaderboard.md": render(study.results, study.signature, "markdown", layout="table", answer=answer),
-        "leaderboard.html": render(study.results, study.signature, "html", layout="table", answer=answer,
-                                   chance=getattr(study, "chance", None)),
+        "leaderboard.md": render(study.results, study.signature, "markdown", layout="table", answer=answer, tie_free=tie_free),
+        "leaderboard.html": render(study.results, study.signature, "html", layout="table", answer=answer, tie_free=tie_free),
     }
+    text.update(systems_files(study))
     files = {name: value.encode("utf-8") for name, value in text.items()}
     files["scores.tsv.gz"] = gzip.compress(scores_tsv(study.scores).encode("utf-8"), mtime=0)
     return files
 
 
+def systems_files(study: Any) -> dict[str, str]:
+    """``systems.html`` and ``systems.tsv``: the system leaderboard of the run's scores."""
+    from metaeval.report.systems import render_board
+    from metaeval.systemrank.study import study_board
+
+    board = study_board(study)
+    return {"systems.html": render_board(board, "html"), "systems.tsv": render_board(board, "tsv")}
+
+
 def write_run_folder(out: Path, study: Any, overwrite: bool = False) -> Path:
     """Write every file of :data:`RUN_OUTPUTS` for ``study`` into ``out``; returns ``out``."""
-    from metaeval.report.layout import sections
+    from metaeval.report.layout import sections, tie_free_reference
     from metaeval.report.plots import forest
     from metaeval.report.results import normalise
-    from metaeval.report.scale import chance_level
 
     check_output_folder(out, RUN_OUTPUTS, overwrite)
     from metaeval.paths import forget_written, make_folders, remove_folders, replace_written
@@ -101,8 +112,9 @@ def write_run_folder(out: Path, study: Any, overwrite: bool = False) -> Path:
         for section in sections(normalise(study.results), "ranked"):
             if section.bars and not section.undefined:
                 key = dict(section.key)
+                reference = tie_free_reference(key, getattr(study, "tie_free", None))
                 forest(section.bars, charts / _chart_name(key), title=section.title, statistic=section.statistic,
-                       chance=chance_level(key, getattr(study, "chance", None)))
+                       reference=None if reference != reference else reference)
     except BaseException:
         # all or nothing: put back what was there, remove what this run added
         for name in written:
@@ -122,4 +134,4 @@ def write_run_folder(out: Path, study: Any, overwrite: bool = False) -> Path:
     return out
 
 
-__all__ = ["RUN_OUTPUTS", "run_files", "scores_tsv", "write_run_folder"]
+__all__ = ["RUN_OUTPUTS", "run_files", "scores_tsv", "systems_files", "write_run_folder"]

@@ -2,8 +2,9 @@
 deterministically.
 
 :func:`forest` draws one ranking of a leaderboard as the HTML chart does: a point and a 95%
-interval per configuration on an axis fitted to the data, with the chance level marked
-(:mod:`metaeval.report.scale`).
+interval per configuration on an axis fitted to the data, each configuration's chance band
+behind them and the chance level (or the tie-free reference) marked by a line labelled at the
+line (:mod:`metaeval.report.scale`).
 
 Figures are drawn on the Agg canvas directly (no pyplot, so no global state and no
 display), and saved without the ``Software`` PNG text chunk, so the same data give the
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
 DPI = 100
 SIZE = (6.4, 4.0)
+CHANCE_COLOUR = "#c0392b"
 
 
 def _figure(size: tuple[float, float] = SIZE):  # -> matplotlib.figure.Figure
@@ -168,28 +170,35 @@ def forest(
     *,
     title: str = "",
     statistic: str = "",
-    chance: float | None = None,
+    reference: float | None = None,
     overwrite: bool = False,
 ) -> Path:
-    """One ranking as a PNG: per configuration (best first) a point at its value and a line over
-    its 95% interval; the axis fitted to the data, the chance level (``chance``, default: the
-    statistic's own where it does not depend on the data) as a dashed line."""
-    from metaeval.report.scale import chance_level, fit_axis
+    """One ranking as a PNG: per configuration (best first) a point at its value, a line over
+    its 95% interval and its chance band behind them; the axis fitted to the data, the chance
+    level shared by every configuration (or, without chance levels, the tie-free ``reference``,
+    default the statistic's own where it does not depend on the data) as a dashed line labelled
+    at the line, drawn over the rows (:func:`metaeval.report.scale.chart_scale`)."""
+    from metaeval.report.scale import chart_scale, label_anchor, own_reference
 
-    level = chance_level({"statistic": statistic}) if chance is None else chance
-    scale = fit_axis([v for b in bars for v in (b.value, b.ci_low, b.ci_high)], level)
+    marks = chart_scale(bars, own_reference(statistic) if reference is None else reference)
+    scale = marks.axis
     figure = _figure()
-    figure.set_size_inches(SIZE[0], max(2.0, 0.9 + 0.24 * len(bars)))
+    figure.set_size_inches(SIZE[0], max(2.0, 1.1 + 0.24 * len(bars)))
     axes = figure.add_subplot()
     ys = np.arange(len(bars))[::-1]
     for y, bar in zip(ys, bars):
+        if marks.bands and bar.chance_low <= scale.high and bar.chance_high >= scale.low:
+            low, high = max(bar.chance_low, scale.low), min(bar.chance_high, scale.high)
+            axes.fill_betweenx([y - 0.35, y + 0.35], low, high, color=CHANCE_COLOUR, alpha=0.18, linewidth=0, zorder=1)
+            if not marks.shared and np.isfinite(bar.chance):
+                axes.plot([bar.chance, bar.chance], [y - 0.35, y + 0.35], color=CHANCE_COLOUR, linewidth=1.5, zorder=2)
         if np.isfinite(bar.ci_low) and np.isfinite(bar.ci_high):
             axes.errorbar([bar.value if np.isfinite(bar.value) else (bar.ci_low + bar.ci_high) / 2], [y],
                           xerr=[[max(0.0, (bar.value if np.isfinite(bar.value) else bar.ci_low) - bar.ci_low)],
                                 [max(0.0, bar.ci_high - (bar.value if np.isfinite(bar.value) else bar.ci_high))]],
-                          fmt="none", ecolor="#4c78a8", elinewidth=2, capsize=3)  # fmt: skip
+                          fmt="none", ecolor="#4c78a8", elinewidth=2, capsize=3, zorder=3)  # fmt: skip
         if np.isfinite(bar.value):
-            axes.plot([bar.value], [y], "o", color="#1f3b5c", markersize=5)
+            axes.plot([bar.value], [y], "o", color="#1f3b5c", markersize=5, zorder=4)
         else:
             axes.text(scale.low, y, " n/a", va="center", fontsize="small", color="0.4")
     axes.set_yticks(ys, [b.label for b in bars], fontsize="small")
@@ -199,10 +208,12 @@ def forest(
     axes.set_ylim(-0.7, len(bars) - 0.3)
     axes.grid(axis="x", color="0.9")
     axes.set_axisbelow(True)
-    if not scale.chance_side:
-        axes.axvline(scale.chance, color="#c0392b", linestyle="--", linewidth=1)
-    axes.set_title(title, fontsize="small")
-    axes.set_xlabel(f"{statistic or 'value'} (95% interval)" + (f"; {scale.chance_text}" if scale.chance_text else ""),
-                    fontsize="small", color="0.2")
+    if np.isfinite(marks.line):
+        axes.axvline(marks.line, color=CHANCE_COLOUR, linestyle="--", linewidth=1, zorder=5)
+        axes.text(marks.line, len(bars) - 0.3, marks.label, transform=axes.transData, ha={"start": "left", "end": "right"}.get(
+            label_anchor(scale.fraction(marks.line)), "center"), va="bottom", fontsize="x-small", color=CHANCE_COLOUR)
+    axes.set_title(title, fontsize="small", pad=14)
+    note = "" if np.isfinite(marks.line) else marks.label
+    axes.set_xlabel(f"{statistic or 'value'} (95% interval)" + (f"; {note}" if note else ""), fontsize="small", color="0.2")
     figure.tight_layout()
     return _save(figure, path, overwrite)

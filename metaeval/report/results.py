@@ -28,7 +28,7 @@ OPTIONAL_COLUMNS = ("rank", "cluster")
 REQUIRED_COLUMNS = ("metric", "segmenter", "judgment_kind", "level", "statistic", "value")
 NUMERIC_COLUMNS = (
     "value", "epsilon", "ci_low", "ci_high", "n", "p_value", "concordant", "discordant", "metric_ties",
-    "human_ties", "rank",
+    "human_ties", "rank", "chance", "chance_low", "chance_high",
 )  # fmt: skip
 #: Columns printed as integers when they hold whole numbers.
 COUNT_COLUMNS = ("n", "concordant", "discordant", "metric_ties", "human_ties", "rank")

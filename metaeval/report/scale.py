@@ -1,43 +1,40 @@
-"""The value axis of leaderboard charts, shared by the HTML charts and the PNG plots.
+"""The value axis of leaderboard charts and what they mark, shared by the HTML charts and the
+PNG plots.
 
 A chart shows each configuration as a point with its 95% interval, so the axis is fitted to
 the values and intervals (not stretched to 0) and differences of a few thousandths stay
-visible. The chance level is marked: the one computed with the results for each ranking
-(:func:`metaeval.stats.evaluate.chance_levels`, from the human side), else the statistic's own
-where it does not depend on the data (its registry entry: 0 for correlations, 0.5 for pairwise
-consistency); a chance level that depends on the human ties and was not kept with the results is
-not drawn. It is drawn inside the axis when it lies within one data span of the values;
-otherwise the chart says on which side it lies. Ticks fall on 1, 2, 2.5 or 5 x 10^k and are labelled with as many
-decimals as the step needs (0.025, never 0.03).
+visible. Each configuration's chance band (the ``chance_low``..``chance_high`` columns of the
+results, :mod:`metaeval.stats.chance`) is drawn in its row; where every configuration's chance
+level is the same to the chart's resolution (:data:`CHART_PIXELS`), one line marks it, labelled
+at the line. Results without chance levels mark the ranking's tie-free reference instead (given
+with the results, else the statistic's own where it does not depend on the data: 0 for
+correlations, 0.5 for pairwise consistency). The line is drawn inside the axis when it lies
+within one data span of the values; otherwise the chart says on which side it lies. Ticks fall
+on 1, 2, 2.5 or 5 x 10^k and are labelled with as many decimals as the step needs (0.025, never
+0.03).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from metaeval.stats.registry import REGISTRY
 
+if TYPE_CHECKING:
+    from metaeval.report.layout import Bar
+
 #: Most tick intervals an axis gets.
 MAX_TICKS = 6
-#: The columns that name a ranking in a table of chance levels.
-CHANCE_KEYS = ("judgment_kind", "level", "statistic", "grouping")
+#: Width of a chart's value axis in pixels (the HTML chart's; the PNG's is about as wide): its resolution.
+CHART_PIXELS = 360
 
 
-def chance_level(key: Mapping[str, str], chance: Any = None) -> float:
-    """The chance level of the ranking ``key`` (``judgment_kind``, ``level``, ``statistic``,
-    ``grouping``): from ``chance`` (a table with the columns of :data:`CHANCE_KEYS` and
-    ``chance``) when it holds the ranking, else the statistic's own when it does not depend on
-    the data; NaN when unknown."""
-    if chance is not None and len(chance):
-        match = chance
-        for column in CHANCE_KEYS:
-            match = match[match[column].astype(str) == str(key.get(column, ""))]
-        if len(match):
-            return float(match["chance"].iloc[0])
-    entry = REGISTRY.get(str(key.get("statistic", "")))
-    return entry.chance(None) if entry is not None else math.nan
+def own_reference(statistic: str) -> float:
+    """The tie-free reference of ``statistic`` where it does not depend on the data, else NaN."""
+    entry = REGISTRY.get(statistic)
+    return entry.reference(None) if entry is not None else math.nan
 
 
 def nice_step(span: float, max_ticks: int = MAX_TICKS) -> float:
@@ -94,6 +91,56 @@ class Axis:
         return text if not self.chance_side else f"{text} ({'further left' if self.chance_side == 'left' else 'further right'})"
 
 
+@dataclass(frozen=True)
+class ChartScale:
+    """What a chart draws besides its points: the ``axis``; ``line``, the value of the one
+    vertical line (NaN: none inside the axis) and ``label``, its text (or where it lies when it
+    is off the axis); ``bands``: each configuration's chance band is drawn in its row, with a
+    mark at its own level unless the line ``shared`` it."""
+
+    axis: Axis
+    line: float
+    label: str
+    bands: bool
+    shared: bool
+
+
+def chart_scale(bars: Sequence[Bar], reference: float = math.nan, pixels: int = CHART_PIXELS) -> ChartScale:
+    """The axis and marks of a chart of ``bars``: one line at the chance level where all
+    configurations share it to the chart's resolution (one of ``pixels``), else each row's band
+    alone; without chance levels, a line at the tie-free ``reference``. The axis holds the bands
+    where it holds the chance level (within one data span of the values, :func:`fit_axis`)."""
+    values = [v for b in bars for v in (b.value, b.ci_low, b.ci_high)]
+    levels = [b.chance for b in bars if math.isfinite(b.chance)]
+    if not levels:
+        axis = fit_axis(values, reference)
+        label = "" if math.isnan(reference) else f"tie-free reference {reference:.3g}"
+        return _placed(ChartScale(axis, reference, label, False, False))
+    level = sum(levels) / len(levels)
+    axis = fit_axis(values, level)
+    if not axis.chance_side:  # the chance level is on the axis: so are the bands
+        axis = fit_axis(values + [v for b in bars for v in (b.chance_low, b.chance_high)], level)
+    shared = max(levels) - min(levels) <= (axis.high - axis.low) / pixels
+    if not shared:
+        return ChartScale(axis, math.nan, "chance band of each configuration", True, False)
+    return _placed(ChartScale(axis, level, f"chance {level:.3g}", True, True))
+
+
+def _placed(scale: ChartScale) -> ChartScale:
+    """``scale`` with its line left off, and its label saying where it lies, when it is off the axis."""
+    side = scale.axis.chance_side
+    if side in ("left", "right") and scale.label:
+        where = "further left" if side == "left" else "further right"
+        return ChartScale(scale.axis, math.nan, f"{scale.label} ({where})", scale.bands, scale.shared)
+    return scale
+
+
+def label_anchor(fraction: float) -> str:
+    """How a label at the line is anchored so that it stays within the chart: at its start near
+    the left edge, its end near the right one, else its middle (SVG ``text-anchor``)."""
+    return "start" if fraction < 0.2 else "end" if fraction > 0.8 else "middle"
+
+
 def fit_axis(values: Iterable[float], chance: float) -> Axis:
     """An axis holding every finite value (values and interval bounds), and the chance level
     when it lies within one data span of them; padded by 5% and rounded out to ticks."""
@@ -123,4 +170,4 @@ def fit_axis(values: Iterable[float], chance: float) -> Axis:
     return Axis(low, high, step, chance, side)
 
 
-__all__ = ["CHANCE_KEYS", "MAX_TICKS", "Axis", "chance_level", "decimals_for", "fit_axis", "nice_step"]
+__all__ = ["CHART_PIXELS", "MAX_TICKS", "Axis", "ChartScale", "chart_scale", "decimals_for", "fit_axis", "label_anchor", "nice_step", "own_reference"]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
 import numpy as np
 
-from metaeval.stats.result import Correlation
+from metaeval.stats.result import ChanceBand, Correlation
 
 if TYPE_CHECKING:
     from metaeval.scoretable import ConfigScores
@@ -93,7 +93,8 @@ class Case:
 
 @dataclass(eq=False)
 class Item:
-    """One result before it becomes a row: its keys and the statistic with its samples."""
+    """One result before it becomes a row: its keys, the statistic with its samples, and its
+    chance level."""
 
     config: ConfigScores
     kind: str
@@ -103,6 +104,7 @@ class Item:
     result: Correlation
     sys_human: str
     note: str
+    chance: ChanceBand = field(default_factory=ChanceBand)
 
 
 __all__ = ["Case", "HumanSide", "Item"]

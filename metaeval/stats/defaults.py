@@ -26,12 +26,15 @@ REFIT_EPSILON = True
 #: Permutations of soft pairwise accuracy (WMT24) and its seed of its own.
 PERMUTATIONS = 1000
 PERMUTATION_SEED = 12345
+#: Permutations of metric scores behind each chance level and its band (0: none), and their seed of their own.
+CHANCE_PERMUTATIONS = 200
+CHANCE_SEED = 12345
 #: Significance level of the clusters and paired tests.
 ALPHA = 0.05
 #: p-values of a family of comparisons are adjusted by Holm's procedure (familywise error rate).
 ADJUST = "holm"
 
 __all__ = [
-    "ADJUST", "ALPHA", "AVERAGE", "BOOTSTRAP", "CI", "PAIR_GROUPS", "PERMUTATIONS", "PERMUTATION_SEED", "REFIT_EPSILON", "SEED",
+    "ADJUST", "ALPHA", "AVERAGE", "BOOTSTRAP", "CHANCE_PERMUTATIONS", "CHANCE_SEED", "CI", "PAIR_GROUPS", "PERMUTATIONS", "PERMUTATION_SEED", "REFIT_EPSILON", "SEED",
     "TIE_POLICY", "UNDEFINED",
 ]  # fmt: skip

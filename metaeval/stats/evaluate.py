@@ -28,16 +28,18 @@ from metaeval.errors import UsageError
 from metaeval.scoretable import ConfigScores
 from metaeval.stats import itemstore
 from metaeval.stats.case import Case, HumanSide, Item
+from metaeval.stats.chance import chance_band
 from metaeval.stats.defaults import ALPHA
 from metaeval.stats.grouping import undefined_note
 from metaeval.stats.human import human_side, resolve_kinds
 from metaeval.stats.registry import LEVELS, REGISTRY, StatisticSpec
 from metaeval.stats.resampling import bootstrap_indices, percentile_ci, resample_weights
+from metaeval.stats.result import ChanceBand
 from metaeval.stats.settings import Settings
 
 RESULT_COLUMNS = (
     "dataset", "metric", "segmenter", "config", "judgment_kind", "level", "statistic", "grouping",
-    "tie_policy", "value", "epsilon", "ci_low", "ci_high", "n", "p_value", "concordant", "discordant",
+    "tie_policy", "value", "epsilon", "ci_low", "ci_high", "chance", "chance_low", "chance_high", "n", "p_value", "concordant", "discordant",
     "metric_ties", "human_ties", "sys_human", "note",
 )  # fmt: skip
 Progress = Callable[[str, int, int], None]
@@ -98,10 +100,13 @@ def case_of(
 
 
 def configuration_items(
-    config: ConfigScores, human: HumanSide, settings: Settings, weights: np.ndarray | None, metric_samples: np.ndarray | None
+    config: ConfigScores, human: HumanSide, settings: Settings, weights: np.ndarray | None, metric_samples: np.ndarray | None,
+    chance: bool = True,
 ) -> list[Item]:
     """Every item of ``config`` against ``human``: each statistic asked for, computed by its
-    registry entry (``metric_samples``: the configuration's resampled system scores)."""
+    registry entry (``metric_samples``: the configuration's resampled system scores), with its
+    chance level when ``chance`` (:mod:`metaeval.stats.chance`; once per run, not per block of
+    resamples)."""
     items = []
     memo: dict = {}
     for level, entry, grouping, label in item_keys(human, settings):
@@ -111,7 +116,8 @@ def configuration_items(
         if result.counts and result.counts.get("skipped"):
             notes.append(undefined_note(int(result.counts["skipped"]), grouping, settings.undefined))
         sys_human = "" if level == "seg" else "derived" if entry.sys_from_segments else human.sys_human
-        items.append(Item(config, human.kind, level, entry.name, label, result, sys_human, "; ".join(notes)))
+        band = chance_band(entry, case, result) if chance else ChanceBand()
+        items.append(Item(config, human.kind, level, entry.name, label, result, sys_human, "; ".join(notes), band))
     return items
 
 
@@ -151,6 +157,9 @@ def _row(item: Item, settings: Settings, dataset: str, dropped: list[str]) -> di
         "epsilon": r.epsilon,
         "ci_low": r.ci_low,
         "ci_high": r.ci_high,
+        "chance": item.chance.value,
+        "chance_low": item.chance.low,
+        "chance_high": item.chance.high,
         "n": r.n,
         "p_value": r.p_value,
         "concordant": counts.get("concordant", math.nan) if pairwise else math.nan,
@@ -207,7 +216,7 @@ def _items(
         computed = _items(distinct, judgments, kind_list, settings, progress, executor=executor)
         return _copied_to_twins(configs, first, computed)
     if not settings.n_bootstrap:
-        return _items_on(configs, judgments, kind_list, settings, seg_ids, None, progress)
+        return _items_on(configs, judgments, kind_list, settings, seg_ids, None, progress, True)
     rng = np.random.default_rng(settings.seed)
     block = max(1, BOOTSTRAP_BLOCK_ELEMENTS // len(seg_ids))
     blocks = (
@@ -216,7 +225,7 @@ def _items(
     )
     if executor is None or len(configs) == 0:
         per_block: Iterator[list[tuple[Item, list[str]]]] = (
-            _items_on(configs, judgments, kind_list, settings, seg_ids, indices, progress if b == 0 else None)
+            _items_on(configs, judgments, kind_list, settings, seg_ids, indices, progress if b == 0 else None, b == 0)
             for b, indices in enumerate(blocks)
         )
     else:
@@ -304,11 +313,11 @@ def _items_distributed(
 
     if progress:
         progress("correlating", 0, len(configs))
-    for indices in blocks:
+    for b, indices in enumerate(blocks):
         # segment indices travel as int32 when they fit (half the bytes); the task restores int64
         small = indices.astype(np.int32) if len(seg_ids) < 2**31 else indices
         pending.append([
-            executor.submit(_items_task, [configs[i] for i in group], judgments, kind_list, settings, seg_ids, small)
+            executor.submit(_items_task, [configs[i] for i in group], judgments, kind_list, settings, seg_ids, small, b == 0)
             for group in groups
         ])  # fmt: skip
         if len(pending) >= BLOCKS_IN_FLIGHT:
@@ -324,10 +333,12 @@ def _items_task(
     settings: Settings,
     seg_ids: list[str],
     indices: np.ndarray,
+    chance: bool = False,
 ) -> list[tuple[int, Item, list[str]]]:
     """A worker's part of :func:`_items_distributed`: ``(position of the configuration in
-    configs, item without its configuration, dropped systems)`` for one block."""
-    found = _items_on(configs, judgments, kind_list, settings, seg_ids, indices.astype(np.int64), None)
+    configs, item without its configuration, dropped systems)`` for one block (with the chance
+    levels when ``chance``)."""
+    found = _items_on(configs, judgments, kind_list, settings, seg_ids, indices.astype(np.int64), None, chance)
     position = {id(c): k for k, c in enumerate(configs)}
     out = []
     for item, dropped in found:
@@ -368,10 +379,12 @@ def _items_on(
     seg_ids: list[str],
     indices: np.ndarray | None,
     progress: Progress | None,
+    chance: bool = False,
 ) -> list[tuple[Item, list[str]]]:
-    """The items of every configuration on one block of bootstrap resamples (None: none),
-    computed with one BLAS thread wherever this runs: more threads split the weighted sums of
-    the resamples differently, which would move the last digits with the machine's cores."""
+    """The items of every configuration on one block of bootstrap resamples (None: none), with
+    their chance levels when ``chance``, computed with one BLAS thread wherever this runs: more
+    threads split the weighted sums of the resamples differently, which would move the last
+    digits with the machine's cores."""
     weights = None if indices is None else resample_weights(indices, len(seg_ids))
     humans: dict[tuple[str, tuple[str, ...]], HumanSide] = {}
     out: list[tuple[Item, list[str]]] = []
@@ -390,7 +403,7 @@ def _items_on(
                 if names not in sys_samples:
                     sys_samples[names] = subset(config, human.sys_systems).resampled_sys_scores(indices)
                 metric_samples = sys_samples[names]
-            for item in configuration_items(config, human, settings, weights, metric_samples):
+            for item in configuration_items(config, human, settings, weights, metric_samples, chance):
                 out.append((item, human.dropped))
         if progress:
             progress("correlating", done + 1, len(configs))
@@ -456,24 +469,25 @@ def evaluate(
     return table
 
 
-CHANCE_COLUMNS = ("judgment_kind", "level", "statistic", "grouping", "chance")
+TIE_FREE_COLUMNS = ("judgment_kind", "level", "statistic", "grouping", "tie_free")
 
 
-def chance_levels(
+def tie_free_references(
     configs: Sequence[ConfigScores], judgments: Judgments, kinds: Sequence[str] | None = None, settings: Settings | None = None,
     **options: object,
 ) -> pd.DataFrame:
-    """The chance level (each statistic's registry entry, :mod:`metaeval.stats.chance`) of every
-    ranking :func:`evaluate` gives for ``configs``: columns :data:`CHANCE_COLUMNS`, one row per
-    (kind, level, statistic, grouping), from the human side of the first configuration's systems."""
+    """The tie-free reference (each statistic's registry entry, :mod:`metaeval.stats.reference`:
+    what a metric with no ties and no information gets) of every ranking :func:`evaluate` gives
+    for ``configs``: columns :data:`TIE_FREE_COLUMNS`, one row per (kind, level, statistic,
+    grouping), from the human side of the first configuration's systems."""
     settings = Settings.build(settings, **options)
     seg_ids = shared_segments(configs)
     rows = []
     for kind in resolve_kinds(judgments, kinds):
         human = human_side(judgments, kind, list(configs[0].systems), seg_ids, settings.pair_groups, None)
         for level, entry, grouping, label in item_keys(human, settings):
-            rows.append((kind, level, entry.name, label, entry.chance(case_of(entry, level, grouping, human, settings))))
-    return pd.DataFrame(rows, columns=list(CHANCE_COLUMNS))
+            rows.append((kind, level, entry.name, label, entry.reference(case_of(entry, level, grouping, human, settings))))
+    return pd.DataFrame(rows, columns=list(TIE_FREE_COLUMNS))
 
 
-__all__ = ["CHANCE_COLUMNS", "RESULT_COLUMNS", "chance_levels", "configuration_items", "evaluate", "item_keys"]
+__all__ = ["RESULT_COLUMNS", "TIE_FREE_COLUMNS", "configuration_items", "evaluate", "item_keys", "tie_free_references"]

@@ -20,7 +20,7 @@ from metaeval.corpora.model import Judgments
 from metaeval.scoretable import ConfigScores
 from metaeval.stats.case import Item
 from metaeval.stats.registry import REGISTRY
-from metaeval.stats.result import Correlation
+from metaeval.stats.result import ChanceBand, Correlation
 from metaeval.stats.settings import REPORTING_FIELDS, Settings
 
 
@@ -44,8 +44,8 @@ def _settings_text(settings: Settings) -> str:
 
 
 #: What an entry holds, in its key: raised whenever a stored item would differ from the one computed
-#: now (2: grouped correlations carry their groups' averaged p-value).
-ITEMS_FORMAT = "items-2"
+#: now (2: grouped correlations carry their groups' averaged p-value; 3: every item its chance band).
+ITEMS_FORMAT = "items-3"
 
 
 def config_key(digest: str, judged: str, kind_list: list[str], settings: Settings) -> str:
@@ -89,13 +89,15 @@ def judgments_digest(judgments: Judgments) -> str:
 
 
 _RESULT_FLOATS = ("value", "ci_low", "ci_high", "p_value", "epsilon")
+#: Each item's chance level, stored after the result's floats.
+_CHANCE_FLOATS = ("value", "low", "high")
 
 
 def save_items(store, key: str, found: list[tuple[Item, list[str]]]) -> None:  # noqa: ANN001
     meta, floats, samples = [], [], {}
     for i, (item, dropped) in enumerate(found):
         r = item.result
-        floats.append([getattr(r, name) for name in _RESULT_FLOATS])
+        floats.append([getattr(r, name) for name in _RESULT_FLOATS] + [getattr(item.chance, name) for name in _CHANCE_FLOATS])
         meta.append({
             "kind": item.kind, "level": item.level, "statistic": item.statistic, "grouping": item.grouping,
             "sys_human": item.sys_human, "note": item.note, "dropped": list(dropped), "n": int(r.n),
@@ -104,7 +106,8 @@ def save_items(store, key: str, found: list[tuple[Item, list[str]]]) -> None:  #
         })  # fmt: skip
         if r.samples is not None:
             samples[f"s{i}"] = np.asarray(r.samples, dtype=float)
-    store.put("items", key, {"floats": np.asarray(floats, dtype=float).reshape(len(found), len(_RESULT_FLOATS)), **samples},
+    width = len(_RESULT_FLOATS) + len(_CHANCE_FLOATS)
+    store.put("items", key, {"floats": np.asarray(floats, dtype=float).reshape(len(found), width), **samples},
               {"items": meta})
 
 
@@ -119,7 +122,8 @@ def load_items(store, key: str, config: ConfigScores) -> list[tuple[Item, list[s
             values["value"], values["ci_low"], values["ci_high"], m["n"], values["p_value"], m["counts"], m["reason"],
             entry.get(f"s{i}"), values["epsilon"],
         )  # fmt: skip
-        item = Item(config, m["kind"], m["level"], m["statistic"], m["grouping"], result, m["sys_human"], m["note"])
+        band = ChanceBand(*(float(v) for v in entry["floats"][i][len(_RESULT_FLOATS):]))
+        item = Item(config, m["kind"], m["level"], m["statistic"], m["grouping"], result, m["sys_human"], m["note"], band)
         out.append((item, list(m["dropped"])))
     return out
 

@@ -142,6 +142,7 @@ def tie_statistic(
     weights: np.ndarray | None = None,
     ci: float = CI,
     cache: dict | None = None,
+    epsilon: float | None = None,
 ) -> Correlation:
     """One tie-aware statistic between ``metric`` and ``human`` (``[n_sys, n_seg]``, NaN =
     unjudged, dropped with the matching metric value).
@@ -149,13 +150,18 @@ def tie_statistic(
     Returns a :class:`~metaeval.stats.result.Correlation` with ``epsilon`` set for
     ``acc_eq``/``tau_eq`` (NaN for the other variants, which use no calibration) and ``n`` the
     groups averaged (grouping ``item``/``sys``) or the pairs (``none``). Undefined (NaN with
-    a reason): no group with two judged items, or human or metric scores tied in every pair
-    (a constant side; tie calibration would then reach 1 trivially). Groups are averaged
+    a reason): no group with two judged items, or human scores tied in every pair (tie
+    calibration would then reach 1 trivially), or, for ``kendall_b`` and ``kendall_c``, metric
+    scores tied in every pair. A constant metric gets what its definition gives, as in
+    mt-metrics-eval: every pair is a metric tie, correct where the humans tie it, so ``acc23``
+    and ``acc_eq`` are the share ``t`` of human-tied pairs and the taus ``2 t - 1``, which is
+    also its chance level. Groups are averaged
     ``macro`` or ``micro`` (``average``); single groups where a variant is undefined are skipped
     or count as 0 (``undefined``). ``weights`` (``[n_samples, n_seg]``, segment resampling
     counts) give bootstrap samples (module docstring); ``refit_epsilon`` re-fits ``eps`` on
     every resample of grouping ``item``. ``cache`` is accepted as every segment-level statistic
-    of the registry takes it, and not needed.
+    of the registry takes it, and not needed. ``epsilon``: ``acc_eq`` and ``tau_eq`` at this
+    threshold instead of the calibrated one (the chance levels of groupings ``none`` and ``sys``).
     """
     if statistic not in SEGMENT_STATISTICS:
         raise UsageError(f"unknown tie-aware statistic {statistic!r}; known: {', '.join(SEGMENT_STATISTICS)}")
@@ -177,12 +183,21 @@ def tie_statistic(
     group_weight = group_weights(items, average)
     counts = tallies(gx, gy)
     total = int(counts.sum())
-    for side, tied in (("human", counts[:, TH] + counts[:, TB]), ("metric", counts[:, TM] + counts[:, TB])):
+    sides = [("human", counts[:, TH] + counts[:, TB])]
+    if statistic in ("kendall_b", "kendall_c"):
+        sides.append(("metric", counts[:, TM] + counts[:, TB]))
+    for side, tied in sides:
         if int(tied.sum()) == total:
             return undefined_result(f"{statistic}: {side} scores tie in all {total} pairs (every {unit})", 0)
     eps = 0.0
     calibration = None
-    if statistic in CALIBRATED:
+    if statistic in CALIBRATED and epsilon is not None:
+        eps = float(epsilon)
+        counts = tallies(gx, gy, eps)
+        per_group = variant_values(counts, statistic, items)
+        mean, _ = average_groups(per_group[has_pairs], group_weight[has_pairs], undefined)
+        value = float(mean)
+    elif statistic in CALIBRATED:
         calibration = calibrate(gx, gy, counts)
         best, eps_arr = calibration.best(group_weight[None, :])
         eps = float(eps_arr[0])

@@ -126,7 +126,8 @@ def apply_tie_policy(
     return concordant, discordant
 
 
-def _pairwise_value(c: np.ndarray | float, d: np.ndarray | float, statistic: str) -> np.ndarray:
+def pairwise_value(c: np.ndarray | float, d: np.ndarray | float, statistic: str) -> np.ndarray:
+    """Consistency ``C / (C + D)`` or the Kendall-like ``(C - D) / (C + D)`` (NaN without a pair)."""
     c, d = np.asarray(c, dtype=float), np.asarray(d, dtype=float)
     total = c + d
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -167,14 +168,14 @@ def consistency(
         else:
             reason = "every pair is tied by the human judgments or by the metric (tie policy exclude)"
         return with_samples(undefined(reason, 0, summary), None, ci)
-    result = Correlation(float(_pairwise_value(c, d, statistic)), n=int(round(float(n))), counts=summary)
+    result = Correlation(float(pairwise_value(c, d, statistic)), n=int(round(float(n))), counts=summary)
     samples = None
     if weights is not None:
         t = counts.totals(weights)
         cs, ds = apply_tie_policy(t["concordant"], t["discordant"], t["metric_ties"], tie_policy)
-        samples = _pairwise_value(cs, ds, statistic)
+        samples = pairwise_value(cs, ds, statistic)
     return with_samples(result, samples, ci)
 
 
 
-__all__ = ["PAIRWISE", "PAIR_GROUPS", "PAIR_GROUP_LABELS", "TIE_POLICIES", "PairCounts", "apply_tie_policy", "consistency", "pair_counts"]
+__all__ = ["PAIRWISE", "PAIR_GROUPS", "PAIR_GROUP_LABELS", "TIE_POLICIES", "PairCounts", "apply_tie_policy", "consistency", "pair_counts", "pairwise_value"]

@@ -2,12 +2,13 @@
 
 An entry (:class:`StatisticSpec`) says where the statistic exists (its levels, and at segment
 level its groupings and default grouping), the function that computes it at each level (taking
-a :class:`~metaeval.stats.case.Case`), its chance level (:mod:`metaeval.stats.chance`), which
+a :class:`~metaeval.stats.case.Case`), its tie-free reference (:mod:`metaeval.stats.reference`)
+and how its chance level is estimated (:mod:`metaeval.stats.chance`), which
 settings change its value (``options``: names of :class:`~metaeval.stats.settings.Settings`
 fields), a one-line description and its citation. Everything that names statistics reads this
 table: the checks of a request (:class:`~metaeval.stats.settings.Settings`), the dispatch of
 :func:`metaeval.stats.evaluate.evaluate`, the command line's choices and help, study files,
-``metaeval list``, the chance lines of charts and the statistics table of docs/reference.md.
+``metaeval list``, the chance levels and the statistics table of docs/reference.md.
 
 Adding a statistic takes its function, one entry here, its tests and its line in the docs
 (docs/design.md, "Adding a statistic").
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from metaeval.errors import UsageError
-from metaeval.stats import chance
+from metaeval.stats import permuted, reference
 from metaeval.stats.case import Case
 from metaeval.stats.correlations import pairwise_difference_pearson, segment_correlation, system_correlation
 from metaeval.stats.grouping import GROUPINGS
@@ -29,6 +30,7 @@ from metaeval.stats.result import Correlation
 from metaeval.stats.syspairs import pairwise_accuracy, permutation_signs, soft_pairwise_accuracy, system_kendall_c
 
 if TYPE_CHECKING:
+    from metaeval.stats.chance import Permuted
     from metaeval.stats.settings import Settings
 
 #: Levels at which statistics are computed; documents (``--doc-level``) take the segment-level ones.
@@ -43,8 +45,13 @@ class StatisticSpec:
 
     ``compute``: level -> function of a :class:`~metaeval.stats.case.Case`; ``groupings``: the
     segment-level groupings it accepts (empty: pairs formed per segment or per (segment, judge),
-    Li et al. 2011); ``default_grouping``: used when none is asked for; ``chance``: its chance
-    level for a case (None: without data, NaN where it depends on the data); ``options``: the
+    Li et al. 2011); ``default_grouping``: used when none is asked for; ``reference``: its
+    tie-free reference for a case (a metric with no ties and no information; None: without
+    data, NaN where it depends on the data); ``chance``: a faster function of the statistic on
+    many permutations of the metric's scores at once (:mod:`metaeval.stats.permuted`; None: each
+    permutation computed by ``compute``, :mod:`metaeval.stats.chance`); ``chance_options``: the
+    options the permuted metric is scored with besides ``options`` (from the case and its
+    value); ``options``: the
     :class:`~metaeval.stats.settings.Settings` fields that change its value, handed to it in
     ``Case.options``; ``pairwise``: its rows carry the tie policy and the pair counts;
     ``sys_from_segments``: its system-level value is computed from segment scores;
@@ -59,7 +66,9 @@ class StatisticSpec:
     citation: str
     groupings: tuple[str, ...] = ()
     default_grouping: str = ""
-    chance: Callable[[Case | None], float] = chance.zero
+    reference: Callable[[Case | None], float] = reference.zero
+    chance: Permuted | None = None
+    chance_options: Callable[[Case, Correlation], dict[str, Any]] | None = None
     higher_is_better: bool = True
     options: tuple[str, ...] = ()
     pairwise: bool = False
@@ -140,6 +149,13 @@ def _epsilon_signature(settings: Settings) -> dict[str, str]:
             if settings.refit_epsilon else "fixed at the full-sample value"}  # fmt: skip
 
 
+def _calibrated_chance(case: Case, result: Correlation) -> dict[str, Any]:
+    """The permuted metric of ``acc_eq``/``tau_eq`` is calibrated again by item; grouped ``none``
+    or ``sys`` it keeps the configuration's epsilon, as the bootstrap does (an exhaustive
+    re-fit over every pair of the pool per permutation would cost far more than the statistic)."""
+    return {} if case.grouping == "item" else {"epsilon": result.epsilon}
+
+
 def _spa_note(settings: Settings) -> str:
     return f"one-sided permutation p-values from segment scores, {settings.permutations} permutations (seed {settings.permutation_seed})"
 
@@ -159,7 +175,7 @@ _DTU = "Deutsch, Foster & Freitag 2023 (Ties Matter)"
 def _correlation(name: str, description: str, citation: str) -> StatisticSpec:
     return StatisticSpec(
         name, {"seg": segment_statistic(segment_correlation, method=name), "sys": system_statistic(system_correlation, method=name)},
-        description, citation, GROUPINGS, "none", options=_AVERAGED, williams=name == "pearson",
+        description, citation, GROUPINGS, "none", options=_AVERAGED, williams=name == "pearson", chance=permuted.correlation(name),
     )  # fmt: skip
 
 
@@ -167,7 +183,7 @@ def _tie_aware(name: str, description: str, citation: str, **more: Any) -> Stati
     compute: dict[str, Compute] = {"seg": segment_statistic(tie_statistic, statistic=name)}
     compute.update(more.pop("compute", {}))
     return StatisticSpec(name, compute, description, citation, GROUPINGS, more.pop("default_grouping", "none"),
-                         options=more.pop("options", _AVERAGED), **more)  # fmt: skip
+                         options=more.pop("options", _AVERAGED), chance=permuted.tie_aware(name), **more)  # fmt: skip
 
 
 REGISTRY: dict[str, StatisticSpec] = {
@@ -176,11 +192,12 @@ REGISTRY: dict[str, StatisticSpec] = {
         StatisticSpec(
             "consistency", {"seg": pairwise_statistic("consistency")},
             "C / (C + D) over system pairs per segment (per judge when several judges ranked); human ties left out, "
-            "metric ties by the tie policy", "Li, Zong & Ng 2011", chance=chance.half, options=_PAIRS, pairwise=True,
+            "metric ties by the tie policy", "Li, Zong & Ng 2011", reference=reference.half, options=_PAIRS, pairwise=True,
+            chance=permuted.pairwise("consistency"),
         ),
         StatisticSpec(
             "kendall_like", {"seg": pairwise_statistic("kendall_like")}, "(C - D) / (C + D) from the same pair counts",
-            "WMT'10-'20; mt-metrics-eval KendallLike", options=_PAIRS, pairwise=True,
+            "WMT'10-'20; mt-metrics-eval KendallLike", options=_PAIRS, pairwise=True, chance=permuted.pairwise("kendall_like"),
         ),
         _correlation("pearson", "Pearson's r", "scipy.stats.pearsonr; mt-metrics-eval Pearson"),
         _correlation("spearman", "Spearman's rho (mid-ranks)", "scipy.stats.spearmanr; mt-metrics-eval Spearman"),
@@ -189,31 +206,31 @@ REGISTRY: dict[str, StatisticSpec] = {
         _tie_aware("kendall_c", "Kendall's tau-c", "mt-metrics-eval KendallVariants(variant='c')",
                    compute={"sys": system_statistic(system_kendall_c)}),
         _tie_aware("kendall_23", "tau with ties counted, a pair tied by both correct", f"{_DTU}; mt-metrics-eval KendallVariants(variant='23')",
-                   chance=chance.tau_with_ties),
+                   reference=reference.tau_with_ties),
         _tie_aware("kendall_acc23", "pairwise accuracy with ties counted, a pair tied by both correct",
-                   f"{_DTU}; mt-metrics-eval KendallVariants(variant='acc23')", chance=chance.accuracy_with_ties),
+                   f"{_DTU}; mt-metrics-eval KendallVariants(variant='acc23')", reference=reference.accuracy_with_ties),
         _tie_aware(
             "acc_eq", "acc23 with tie calibration: metric differences up to epsilon count as ties, epsilon chosen to "
             "maximise the statistic (reported in epsilon)", f"{_DTU}; mt-metrics-eval KendallWithTiesOpt (WMT23)",
-            default_grouping="item", chance=chance.accuracy_with_ties, options=(*_AVERAGED, "refit_epsilon"),
-            resampling_note=_epsilon_resampling, signature=_epsilon_signature,
+            default_grouping="item", reference=reference.accuracy_with_ties, options=(*_AVERAGED, "refit_epsilon"),
+            resampling_note=_epsilon_resampling, signature=_epsilon_signature, chance_options=_calibrated_chance,
         ),
         _tie_aware(
             "tau_eq", "tau23 with tie calibration", f"{_DTU}; mt-metrics-eval KendallWithTiesOpt", default_grouping="item",
-            chance=chance.tau_with_ties, options=(*_AVERAGED, "refit_epsilon"), resampling_note=_epsilon_resampling,
-            signature=_epsilon_signature,
+            reference=reference.tau_with_ties, options=(*_AVERAGED, "refit_epsilon"), resampling_note=_epsilon_resampling,
+            signature=_epsilon_signature, chance_options=_calibrated_chance,
         ),
         StatisticSpec(
             "pairwise_accuracy", {"sys": system_statistic(pairwise_accuracy)},
             "share of system pairs the metric orders as the humans, a pair tied on both sides agreeing",
-            "Kocmi et al. 2021, To Ship or Not to Ship; mt-metrics-eval Agreement", chance=chance.system_pairwise_accuracy,
+            "Kocmi et al. 2021, To Ship or Not to Ship; mt-metrics-eval Agreement", reference=reference.system_pairwise_accuracy,
         ),
         StatisticSpec(
             "soft_pairwise_accuracy", {"sys": _soft_pairwise_accuracy},
             "1 - the mean absolute difference between the human and the metric one-sided permutation p-values of each "
             "system pair, from segment scores",
-            "Thompson et al. 2024 (WMT24); mt-metrics-eval PairwiseConfidenceError", chance=chance.soft_pairwise_accuracy,
-            options=("permutations", "permutation_seed"), sys_from_segments=True, note=_spa_note,
+            "Thompson et al. 2024 (WMT24); mt-metrics-eval PairwiseConfidenceError", reference=reference.soft_pairwise_accuracy,
+            options=("permutations", "permutation_seed"), sys_from_segments=True, note=_spa_note, chance=permuted.soft_pairwise,
             resampling_note=lambda settings, grouping: (
                 "; resampled p-values by the normal approximation of the permutation test, re-centred on the permutation value"
             ), signature=_spa_signature,

@@ -45,9 +45,20 @@ class Correlation:
         return not math.isnan(self.value)
 
 
+@dataclass(frozen=True)
+class ChanceBand:
+    """The chance level of one statistic for one configuration (:mod:`metaeval.stats.chance`):
+    ``value``, the mean of the statistic over permutations of the metric's scores, and ``low``,
+    ``high``, the central band of those values (NaN when not estimated or undefined)."""
+
+    value: float = math.nan
+    low: float = math.nan
+    high: float = math.nan
+
+
 def undefined(reason: str, n: int = 0, counts: Mapping[str, float] | None = None) -> Correlation:
     """An undefined statistic: NaN value with ``reason``."""
     return Correlation(math.nan, n=n, counts=counts, undefined_reason=reason)
 
 
-__all__ = ["Correlation", "undefined"]
+__all__ = ["ChanceBand", "Correlation", "undefined"]

@@ -68,6 +68,8 @@ class Settings:
     threshold on each bootstrap resample; ``permutations`` and ``permutation_seed``: the segment
     swaps of soft pairwise accuracy (a seed of its own, so that its value does not move with the
     bootstrap seed); ``n_bootstrap``, ``seed``, ``ci``: the bootstrap resamples and intervals;
+    ``chance_permutations`` and ``chance_seed``: the permutations of metric scores behind each
+    chance level and its band (:mod:`metaeval.stats.chance`; 0: none).
     ``adjust``: how the p-values of a family of comparisons are adjusted before they are counted
     as significant (:mod:`metaeval.stats.adjust`; it changes no statistic, only what is called
     significant, so it is one of :data:`REPORTING_FIELDS`).
@@ -87,6 +89,8 @@ class Settings:
     refit_epsilon: bool = defaults.REFIT_EPSILON
     permutations: int = defaults.PERMUTATIONS
     permutation_seed: int = defaults.PERMUTATION_SEED
+    chance_permutations: int = defaults.CHANCE_PERMUTATIONS
+    chance_seed: int = defaults.CHANCE_SEED
     adjust: str = defaults.ADJUST
 
     def __post_init__(self) -> None:
@@ -106,7 +110,7 @@ class Settings:
             ("undefined policy", (self.undefined,), UNDEFINED_POLICIES),
             ("p-value adjustment", (self.adjust,), ADJUSTMENTS),
         )
-        for name in ("seed", "permutation_seed"):
+        for name in ("seed", "permutation_seed", "chance_permutations", "chance_seed"):
             value = getattr(self, name)
             if not _whole(value) or value < 0:
                 raise UsageError(f"{name} must be a non-negative integer, got {value!r}")
@@ -178,7 +182,15 @@ class Settings:
         for entry in REGISTRY.values():
             if entry.signature is not None:
                 out.update(entry.signature(self))
+        out["chance"] = self.chance_signature()
         return out
+
+    def chance_signature(self) -> str:
+        """How the chance levels were estimated (:mod:`metaeval.stats.chance`)."""
+        if not self.chance_permutations:
+            return "off"
+        return (f"{self.chance_permutations} permutations of the metric scores within each statistic's grouping "
+                f"(seed {self.chance_seed}); chance = their mean, band = their central {self.ci * 100:g}%")
 
 
 #: Settings that change what is called significant, never a statistic's value or its resamples
@@ -227,6 +239,9 @@ OPTIONS = (
            "keep the tie-calibration epsilon of the full sample in every bootstrap resample, instead of re-fitting it (grouping item)"),
     Option("permutations", "--permutations", "permutations", "positive", "permutations of soft pairwise accuracy"),
     Option("permutation_seed", "--permutation-seed", "permutation_seed", "count", "seed of the permutations of soft pairwise accuracy"),
+    Option("chance_permutations", "--chance-permutations", "chance_permutations", "count",
+           "permutations of the metric scores behind each chance level and its band (0: no chance levels)"),
+    Option("chance_seed", "--chance-seed", "chance_seed", "count", "seed of the permutations of the chance levels"),
     Option("n_bootstrap", "--bootstrap", "bootstrap", "bootstrap", "bootstrap resamples of segments (0: no intervals)"),
     Option("seed", "--seed", "seed", "count", "seed of the bootstrap resamples"),
     Option("ci", "--ci", "ci", "number", "level of the percentile bootstrap intervals"),

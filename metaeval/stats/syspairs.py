@@ -48,11 +48,12 @@ def _system_statistic(
     metric_samples: np.ndarray | None,
     human_samples: np.ndarray | None,
     ci: float,
+    constant_metric: bool = False,
 ) -> Correlation:
     """``rows`` (a statistic of each row pair ``[S, n_sys]``) on system scores, with the
     checks every system-level pair statistic shares: two systems at least, no constant side
-    (every pair a tie), bootstrap rows from the resampled system scores (the human side
-    fixed without ``human_samples``)."""
+    (every pair a tie; a constant metric is allowed with ``constant_metric``), bootstrap rows
+    from the resampled system scores (the human side fixed without ``human_samples``)."""
     x, y = np.asarray(metric, float), np.asarray(human, float)
     if x.shape != y.shape or x.ndim != 1:
         raise UsageError(f"system score vectors differ: {x.shape} vs {y.shape}")
@@ -60,7 +61,7 @@ def _system_statistic(
     if x.size < 2:
         return undefined(f"{label} needs at least 2 systems, got {x.size}", int(x.size))
     for side, v in (("metric", x), ("human", y)):
-        if np.all(v == v[0]):
+        if np.all(v == v[0]) and not (side == "metric" and constant_metric):
             return undefined(f"constant {side} scores over {x.size} systems: every pair is a tie", int(x.size))
     result = Correlation(float(rows(x[None], y[None])[0]), n=int(x.size), counts={"pairs": x.size * (x.size - 1) // 2})
     if metric_samples is None:
@@ -84,14 +85,17 @@ def pairwise_accuracy(
     ci: float = CI,
 ) -> Correlation:
     """Pairwise accuracy between system scores ``[n_sys]`` (higher-better after directions);
-    ``n`` is the number of systems, as for every system-level statistic.
+    ``n`` is the number of systems, as for every system-level statistic. A constant metric ties
+    every pair and agrees with the humans where they tie (mt-metrics-eval ``Agreement``): it gets
+    their share of tied pairs, which is also its chance level.
 
     ``metric_samples``/``human_samples`` ``[n_samples, n_sys]`` are bootstrap system scores
     (the human side stays fixed without samples).
     """
     return _system_statistic(
-        "pairwise accuracy", _agreement, metric, human, metric_direction, human_direction, metric_samples, human_samples, ci
-    )
+        "pairwise accuracy", _agreement, metric, human, metric_direction, human_direction, metric_samples, human_samples, ci,
+        constant_metric=True,
+    )  # fmt: skip
 
 
 def _kendall_c_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -150,30 +154,42 @@ def _pair_differences(seg: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(d), 0.0, d)
 
 
-def permutation_p_values(seg: np.ndarray, signs: np.ndarray) -> np.ndarray:
+def permutation_p_values(seg: np.ndarray, signs: np.ndarray, both: bool = False) -> np.ndarray:
     """One-sided p-values ``[n_pairs]`` that system i beats j (i < j): the share of
     permutations whose summed swapped difference is at least the observed sum (segments
-    judged for both systems only)."""
+    judged for both systems only). ``both``: ``[2, n_pairs]``, also the p-values that j beats
+    i, from the same swaps (what the first row would be with the two systems exchanged)."""
     d = _pair_differences(seg)
     observed = d.sum(axis=1)
     null = signs @ d.T  # [n_perm, n_pairs]
     scale = np.abs(d).sum(axis=1)
-    return (null >= observed - 1e-9 * scale).mean(axis=0)
+    beats = (null >= observed - 1e-9 * scale).mean(axis=0)
+    return np.stack([beats, (null <= observed + 1e-9 * scale).mean(axis=0)]) if both else beats
 
 
-def _normal_p_values(d: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def _normal_p_values(d: np.ndarray, weights: np.ndarray, squared: np.ndarray | None = None) -> np.ndarray:
     """Normal approximation of the permutation p-values for resampled segments: the
-    swapped sum has mean 0 and variance ``sum w^2 d^2``. ``[n_samples, n_pairs]``. The ratio
-    does not depend on the unit of ``d``: each pair's differences are brought near 1 first, so
-    that squares of 1e300 do not overflow and those of 1e-300 do not vanish."""
+    swapped sum has mean 0 and variance ``sum w^2 d^2``. ``[n_samples, n_pairs]``.
+    ``squared``: ``weights**2``, if the caller has it. The upper tail is ``ndtr(-z)``, which is
+    how ``scipy.stats.norm.sf`` computes it (the same bits), without its argument handling. The
+    ratio does not depend on the unit of ``d``: each pair's differences are brought near 1 first,
+    so that squares of 1e300 do not overflow and those of 1e-300 do not vanish."""
     d = power_of_two_scaled(d, axis=1)
     observed = weights @ d.T
-    spread = np.sqrt((weights**2) @ (d**2).T)
-    import scipy.stats  # here, not at the top: 0.8 s to import
+    spread = np.sqrt((weights**2 if squared is None else squared) @ (d**2).T)
+    import scipy.special  # here, not at the top
 
     with np.errstate(invalid="ignore", divide="ignore"):
-        p = scipy.stats.norm.sf(observed / spread)
+        p = scipy.special.ndtr(-(observed / spread))
     return np.where(spread > 0, p, 1.0)
+
+
+def _squared(cache: dict, weights: np.ndarray) -> np.ndarray:
+    """``weights**2``, kept in ``cache`` for the next configuration resampled with the same array."""
+    found = cache.get("squared weights")
+    if found is None or found[0] is not weights:
+        found = cache["squared weights"] = (weights, weights**2)
+    return found[1]
 
 
 def soft_pairwise_accuracy(
@@ -220,10 +236,11 @@ def soft_pairwise_accuracy(
         dy, dx = _pair_differences(y), _pair_differences(x)
         w = np.asarray(weights, float)
         ones = np.ones((1, x.shape[1]))
+        squared = _squared(cache, w)
         if "normal" not in cache:
-            cache["normal"] = _normal_p_values(dy, w), _normal_p_values(dy, ones)
+            cache["normal"] = _normal_p_values(dy, w, squared), _normal_p_values(dy, ones)
         human_w, human_1 = cache["normal"]
-        resampled = 1.0 - np.abs(human_w - _normal_p_values(dx, w)).mean(axis=1)
+        resampled = 1.0 - np.abs(human_w - _normal_p_values(dx, w, squared)).mean(axis=1)
         full = 1.0 - float(np.abs(human_1 - _normal_p_values(dx, ones)).mean())
         # re-centred on the Monte Carlo value: the resamples carry the sampling spread of
         # the normal approximation, not its offset from the permutation estimate

@@ -265,13 +265,31 @@ def test_html_chart_geometry_by_hand():
     # consistency values 0.52/0.54, intervals 0.51..0.55, chance 0.5 (within one span): data 0.50..0.55,
     # padded 5% -> [0.4975, 0.5525], step 0.01 (5.5 intervals) -> axis [0.49, 0.56].
     # Labels of one character: left = max(80, 7.3 + 10) = 80 px; the axis spans 360 px.
-    # 0.54 -> 80 + 0.05/0.07*360 = 337.1; CI 0.53..0.55 -> 285.7..388.6; chance 0.5 -> 131.4. Row 0 centre: 34 + 10.
+    # 0.54 -> 80 + 0.05/0.07*360 = 337.1; CI 0.53..0.55 -> 285.7..388.6; reference 0.5 -> 131.4. Row 0 centre: 34 + 10.
+    # Without chance levels the line is consistency's tie-free reference, labelled at the line (fraction 0.14: from its start).
     svg = chart([Bar("a", 0.54, 0.53, 0.55), Bar("b", 0.52, 0.51, 0.53)], "t", statistic="consistency")
     assert '<circle cx="337.1" cy="44.0" r="4"' in svg
     assert '<line x1="285.7" y1="44.0" x2="388.6" y2="44.0"' in svg
-    assert '<line x1="131.4" y1="30.0" x2="131.4"' in svg and "chance 0.5" in svg
+    assert '<line class="chance" x1="131.4" y1="30.0" x2="131.4"' in svg
+    assert '<text x="131.4" y="12" text-anchor="start" fill="#c0392b">tie-free reference 0.5</text>' in svg
     labels = re.findall(r'text-anchor="middle">([^<]+)<', svg)
     assert labels == ["0.49", "0.50", "0.51", "0.52", "0.53", "0.54", "0.55", "0.56"]
+
+
+def test_html_chart_draws_each_band_and_one_line_over_the_rows():
+    # the same bars with chance 0.505 (bands 0.495..0.515) for both: chance inside, so the bands are on the axis too:
+    # data 0.495..0.55 padded 5% -> [0.49225, 0.55275]; step 0.02 (0.01 gives 6.05 intervals) -> axis [0.48, 0.56].
+    # 0.505 -> 80 + 0.025/0.08*360 = 192.5; band 0.495..0.515 -> 147.5..237.5 (width 90.0), rows at y 34 and 54
+    bars = [Bar("a", 0.54, 0.53, 0.55, 0.505, 0.495, 0.515), Bar("b", 0.52, 0.51, 0.53, 0.505, 0.495, 0.515)]
+    svg = chart(bars, "t", statistic="consistency")
+    assert svg.count('<rect class="chance-band" x="147.5"') == 2 and 'y="37.0" width="90.0" height="14"' in svg
+    line = '<line class="chance" x1="192.5" y1="30.0" x2="192.5"'
+    assert svg.count('class="chance"') == 1 and line in svg
+    assert svg.index(line) > svg.rindex("</g>")  # drawn after the shaded rows, so visible over them
+    assert '<text x="192.5" y="12" text-anchor="middle" fill="#c0392b">chance 0.505</text>' in svg
+    # levels 0.505 and 0.510 differ by more than a pixel: each row gets its own mark and no line is shared
+    apart = chart([bars[0], Bar("b", 0.52, 0.51, 0.53, 0.510, 0.5, 0.52)], "t", statistic="consistency")
+    assert apart.count('<line class="chance"') == 2 and "chance band of each configuration" in apart
 
 
 def test_axis_includes_zero_and_negative_values():

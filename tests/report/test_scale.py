@@ -1,5 +1,5 @@
-"""Chart axes (report.scale): fitted to the data, chance level marked, exact tick labels.
-Expected axes are worked out by hand in each comment."""
+"""Chart axes (report.scale): fitted to the data, chance level or tie-free reference marked, exact
+tick labels. Expected axes are worked out by hand in each comment."""
 
 from __future__ import annotations
 
@@ -8,26 +8,48 @@ import math
 import pandas as pd
 import pytest
 
-from metaeval.report.scale import chance_level, decimals_for, fit_axis, nice_step
+from metaeval.report.layout import Bar, tie_free_reference
+from metaeval.report.scale import chart_scale, decimals_for, fit_axis, nice_step, own_reference
 
 
-@pytest.mark.parametrize("statistic, chance", [
+@pytest.mark.parametrize("statistic, reference", [
     ("consistency", 0.5), ("pearson", 0.0), ("kendall_like", 0.0), ("spearman", 0.0), ("kendall_b", 0.0),
     # these depend on the share of pairs the humans tie: not known without the data
     ("acc_eq", math.nan), ("kendall_acc23", math.nan), ("tau_eq", math.nan), ("pairwise_accuracy", math.nan),
     ("soft_pairwise_accuracy", math.nan), ("no_such_statistic", math.nan),
 ])  # fmt: skip
-def test_chance_level_without_data_is_the_statistics_own_where_it_does_not_depend_on_it(statistic, chance):
-    assert chance_level({"statistic": statistic}) == pytest.approx(chance, nan_ok=True)
+def test_tie_free_reference_without_data_is_the_statistics_own_where_it_does_not_depend_on_it(statistic, reference):
+    assert own_reference(statistic) == pytest.approx(reference, nan_ok=True)
 
 
-def test_chance_level_of_a_ranking_comes_from_the_table_computed_with_the_results():
+def test_tie_free_reference_of_a_ranking_comes_from_the_table_computed_with_the_results():
     table = pd.DataFrame({"judgment_kind": ["esa", "esa"], "level": ["seg", "seg"], "statistic": ["acc_eq", "acc_eq"],
-                          "grouping": ["item", "none"], "chance": [0.47, 0.45]})  # fmt: skip
+                          "grouping": ["item", "none"], "tie_free": [0.47, 0.45]})  # fmt: skip
     key = {"judgment_kind": "esa", "level": "seg", "statistic": "acc_eq", "grouping": "item"}
-    assert chance_level(key, table) == 0.47 and chance_level({**key, "grouping": "none"}, table) == 0.45
-    assert math.isnan(chance_level({**key, "judgment_kind": "mqm"}, table))  # not in the table, depends on the data
-    assert chance_level({**key, "statistic": "consistency", "grouping": "segment"}, table) == 0.5
+    assert tie_free_reference(key, table) == 0.47 and tie_free_reference({**key, "grouping": "none"}, table) == 0.45
+    assert math.isnan(tie_free_reference({**key, "judgment_kind": "mqm"}, table))
+
+
+def _bars(chances):
+    return [Bar(f"c{k}", 0.50 + 0.01 * k, 0.49 + 0.01 * k, 0.51 + 0.01 * k, c, c - 0.008, c + 0.008) for k, c in enumerate(chances)]
+
+
+def test_one_line_where_every_configuration_shares_the_chance_level_to_a_pixel():
+    # values 0.49..0.53, chance ~0.46 within one span: axis [0.44, 0.54] (step 0.02); one pixel of 360 = 0.00028
+    scale = chart_scale(_bars([0.4601, 0.4602, 0.4600]))
+    assert scale.shared and scale.line == pytest.approx(0.4601) and scale.label == "chance 0.46" and scale.bands
+    # 0.001 apart: more than a pixel -> no line, each configuration's band with a mark of its own
+    apart = chart_scale(_bars([0.460, 0.461, 0.462]))
+    assert not apart.shared and math.isnan(apart.line) and apart.bands and apart.label == "chance band of each configuration"
+
+
+def test_without_chance_levels_the_tie_free_reference_is_marked_and_named_so():
+    bars = [Bar("a", 0.54, 0.53, 0.55), Bar("b", 0.52, 0.51, 0.53)]
+    scale = chart_scale(bars, 0.5)
+    assert scale.line == 0.5 and scale.label == "tie-free reference 0.5" and not scale.bands
+    far = chart_scale([Bar("a", 0.8, 0.75, 0.85)], 0.0)
+    assert math.isnan(far.line) and far.label == "tie-free reference 0 (further left)"
+    assert chart_scale(bars).label == "" and math.isnan(chart_scale(bars).line)
 
 
 def test_an_unknown_chance_level_is_neither_drawn_nor_named():

@@ -425,6 +425,7 @@ def _broken_cases(corpus: Path, tmp_path: Path) -> dict[str, list]:
         "equivalence": [["equivalence", tmp_path / "absent"], ["equivalence", corpus, "--max-word-order", "0"]],
         "sweep": [["sweep", tmp_path / "absent"], ["sweep", corpus, "--frobnicate"]],
         "study": [["study", bad], ["study", write(tmp_path / "s.toml", '[study]\nout = 3\n')], ["study", tmp_path / "absent.toml"]],
+        "systems": [["systems", corpus, "--judgments", bad], ["systems", tmp_path / "absent"], ["systems", corpus, "--alpha", "0"]],
     }
 
 

@@ -18,7 +18,8 @@ import pytest
 
 from ._helpers import FAST, INTERRUPTED, assert_error, leftovers, write
 
-RUN_FILES = ["answer.tsv", "leaderboard.html", "leaderboard.md", "results.json", "results.tsv", "scores.tsv.gz", "signature.json"]
+RUN_FILES = ["answer.tsv", "leaderboard.html", "leaderboard.md", "results.json", "results.tsv", "scores.tsv.gz", "signature.json",
+             "systems.html", "systems.tsv"]
 
 
 def outputs(folder):

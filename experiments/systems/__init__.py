@@ -1,0 +1,1 @@
+"""System leaderboards by granularity on public data (``python -m experiments.systems``)."""

@@ -1,0 +1,103 @@
+"""Rendering of the system leaderboard: cells, notes, escaping and the data formats."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from metaeval.corpora.model import Judgments
+from metaeval.errors import UsageError
+from metaeval.report.bump import bump_chart, bumps, png, svg
+from metaeval.report.systems import grouped_pairs, moved_systems, render_board, separated_moves
+from metaeval.scoretable import ConfigScores
+from metaeval.systemrank.board import SystemBoard, build_board
+from tests.report.conftest import HOSTILE
+
+N_SEG = 25
+
+
+def _board(systems=("A", "B", "C"), scores=None, n_bootstrap=100) -> SystemBoard:
+    """Humans: A > B > C. Metric under char: C best; under jieba: the humans' order."""
+    rng = np.random.default_rng(1)
+    human = np.array([80.0, 60.0, 40.0])[:, None] + rng.normal(0, 5, size=(3, N_SEG))
+    rows = [(str(j + 1), s, "j", "esa", float(human[i, j])) for i, s in enumerate(systems) for j in range(N_SEG)]
+    judgments = Judgments(pd.DataFrame(rows, columns=["seg_id", "system", "judge", "kind", "value"]))
+    scores = scores or {"char": [0.2, 0.3, 0.5], "jieba": [0.5, 0.3, 0.1]}
+    configs = []
+    for seg, means in scores.items():
+        values = np.array(means)[:, None] + rng.normal(0, 0.01, size=(3, N_SEG))
+        stats = np.stack([values, np.ones_like(values)], axis=-1)
+
+        def score(s: np.ndarray) -> np.ndarray:
+            return s[..., 0] / s[..., 1]
+
+        configs.append(ConfigScores("bleu", seg, f"bleu+{seg}", list(systems), [str(j + 1) for j in range(N_SEG)], values,
+                                    score(stats.sum(axis=1)), True, stats, score))  # fmt: skip
+    order = pd.DataFrame({"name": list(scores), "family": ["characters", "words"][: len(scores)], "chars_per_token": [1.0, 1.7][: len(scores)]})
+    return build_board(configs, judgments, n_bootstrap=n_bootstrap, granularities=order, dataset="toy")
+
+
+def test_grouped_pairs():
+    assert grouped_pairs("A > B; A > C; D > E", "A > C") == "A > B, C*; D > E"
+    assert grouped_pairs("") == "-"
+
+
+def test_moves_and_moves_beyond_the_rank_ranges():
+    board = _board()
+    moved = dict(moved_systems(board, "esa", "bleu"))
+    assert moved == {"A": [3.0, 1.0], "C": [1.0, 3.0]}  # B is second under both
+    # every pair is far apart on 25 segments: the ranges are single places, so A's and C's moves are beyond them
+    assert separated_moves(board, "esa", "bleu") == ["A", "C"]
+    text = render_board(board, "text")
+    assert "Rank depends on the granularity (char / jieba): A 3 / 1; C 1 / 3." in text
+    assert "Rank ranges that do not overlap between two granularities: A, C." in text
+    assert "A > B*, C*; B > C*" in text  # under char the metric reverses every pair, all significantly
+    without = _board(n_bootstrap=0)
+    assert separated_moves(without, "esa", "bleu") == []  # no resamples, no ranges
+
+
+def test_leaderboard_cells():
+    text = render_board(_board(), "text")
+    line = next(row for row in text.splitlines() if row.strip().startswith("3  C"))
+    # human rank, system, score, range, cluster; char: score, rank (displacement), cluster; jieba likewise
+    assert line.split()[:5] == ["3", "C", line.split()[2], "3", "3"]
+    assert "1 (-2)" in line and "3 (0)" in line
+    assert "signature: " in text and text.rstrip().endswith("(full signature: --format json)")
+
+
+def test_hostile_names_are_escaped_everywhere():
+    board = _board(systems=("A", HOSTILE, "C_x&%|*"))
+    html = render_board(board, "html")
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "<script>" not in render_board(board, "markdown") and "C\\_x&amp;%\\|\\*" in render_board(board, "markdown")
+    assert "C\\_x\\&\\%|*" in render_board(board, "latex")
+    assert HOSTILE not in svg(bump_chart(board.table, "esa", "bleu", ["char", "jieba"]))
+
+
+def test_data_formats():
+    board = _board()
+    table = pd.read_csv(io.StringIO(render_board(board, "tsv")), sep="\t", keep_default_na=False)
+    assert table["rank"].tolist() == [1, 2, 3, 3, 2, 1, 1, 2, 3]  # whole numbers, no ".0"
+    assert table.loc[0, "chars_per_token"] == "" and table.loc[3, "chars_per_token"] == "1.0"
+    document = json.loads(render_board(board, "json"))
+    assert document["leaderboard"][0]["chars_per_token"] is None and document["signature"]["seed"] == 12345
+    assert render_board(board, "csv").splitlines()[0] == ",".join(board.table.columns)
+    with pytest.raises(UsageError, match="unknown format"):
+        render_board(board, "docx")
+
+
+def test_bump_chart_ranks_and_png(tmp_path):
+    board = _board()
+    chart = bump_chart(board.table, "esa", "bleu", ["char", "jieba"], "toy")
+    assert chart.columns == ("human esa", "char", "jieba") and chart.families == ("", "characters", "words")
+    assert chart.ranks.tolist() == [[1, 3, 1], [2, 2, 2], [3, 1, 3]]
+    assert chart.moving().tolist() == [True, False, True]
+    assert chart.slots()[:, 1].tolist() == [2, 1, 0]
+    path = png(bumps(board.table, ["char", "jieba"]), tmp_path / "bump.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(UsageError):
+        png([], tmp_path / "none.png")
