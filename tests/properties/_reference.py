@@ -130,10 +130,12 @@ def undefined_groups(groups: list[list[Cell]], value: Callable[[list[Cell]], flo
 # --------------------------------------------------------------------------- segment level
 
 
-def one_side_ties_everywhere(groups: list[list[Cell]]) -> bool:
-    """Every pair of every group tied by the humans, or every one by the metric (a constant side)."""
+def one_side_ties_everywhere(groups: list[list[Cell]], name: str) -> bool:
+    """Every pair of every group tied by the humans, or, for ``kendall_b`` and ``kendall_c``,
+    every one by the metric: the statistic is then undefined. (A constant metric gets what the
+    tie-counting definitions give, as in mt-metrics-eval.)"""
     every = [p for g in groups for p in pairs(g)]
-    return all(dh == 0 for _, dh in every) or all(dm == 0 for dm, _ in every)
+    return all(dh == 0 for _, dh in every) or (name in ("kendall_b", "kendall_c") and all(dm == 0 for dm, _ in every))
 
 
 def segment(name: str, metric: np.ndarray, human: np.ndarray, columns: list[int], grouping: str, *,
@@ -153,7 +155,7 @@ def segment(name: str, metric: np.ndarray, human: np.ndarray, columns: list[int]
         every = [p for g in groups for p in pairs(g)]
         num, sxx, syy = sum(dm * dh for dm, dh in every), sum(dm * dm for dm, _ in every), sum(dh * dh for _, dh in every)
         return NAN if not every or sxx == 0 or syy == 0 else max(-1.0, min(1.0, num / math.sqrt(sxx * syy)))
-    if not any(len(g) >= 2 for g in groups) or (not resample and one_side_ties_everywhere(groups)):
+    if not any(len(g) >= 2 for g in groups) or (not resample and one_side_ties_everywhere(groups, name)):
         return NAN
     if name in ("acc_eq", "tau_eq"):
         base = "kendall_acc23" if name == "acc_eq" else "kendall_23"

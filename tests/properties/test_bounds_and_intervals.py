@@ -17,9 +17,11 @@ from ._tables import PROPERTIES, Table, differences, run, tables
 #: Statistics that are shares of pairs (or one minus a mean distance of p-values): in [0, 1].
 ACCURACIES = ("consistency", "kendall_acc23", "acc_eq", "pairwise_accuracy", "soft_pairwise_accuracy")
 #: Statistics whose definition treats metric and human alike (consistency leaves out the pairs
-#: the humans tie and tie calibration moves the metric's ties only).
-SYMMETRIC = ("pearson", "spearman", "kendall", "kendall_b", "kendall_c", "kendall_23", "kendall_acc23", "pdp",
-             "pairwise_accuracy", "soft_pairwise_accuracy")  # fmt: skip
+#: the humans tie and tie calibration moves the metric's ties only; kendall_23 and kendall_acc23
+#: and system-level pairwise accuracy are undefined where the humans tie every pair, and take
+#: their formula on a constant metric).
+SYMMETRIC = ("pearson", "spearman", "kendall", "kendall_b", "kendall_c", "pdp",
+             "soft_pairwise_accuracy")  # fmt: skip
 #: What a note says when the percentile interval leaves out the value.
 OUTSIDE = "outside its percentile bootstrap interval"
 
