@@ -222,13 +222,15 @@ def system_scores(metric: np.ndarray, human: np.ndarray, columns: list[int]) -> 
 
 def system(name: str, xs: list[float], ys: list[float], resample: bool = False) -> float:
     """A system-level statistic of metric and human system scores (NaN with a system without
-    score). ``resample``: pairwise accuracy takes its formula on a constant side (every pair a
-    tie: the full sample is then undefined)."""
+    score). Pairwise accuracy takes its formula on a constant metric, and in a resample on a
+    constant human side too (the full sample is then undefined)."""
     if len(xs) < 2 or any(math.isnan(v) for v in xs + ys):
         return NAN
     if name in ("pearson", "pdp"):
         return pearson(xs, ys)
-    if (len(set(xs)) == 1 or len(set(ys)) == 1) and not (resample and name == "pairwise_accuracy"):
+    # pairwise accuracy takes its formula on a constant metric (every metric tie agrees with a human tie)
+    constant = len(set(ys)) == 1 or (len(set(xs)) == 1 and name != "pairwise_accuracy")
+    if constant and not (resample and name == "pairwise_accuracy"):
         return NAN
     if name == "spearman":
         return pearson(midranks(xs), midranks(ys))
