@@ -1,6 +1,14 @@
 """A command timed on an earlier commit and on this tree, in turn, in one command.
 
-    python -m benchmarks.ab --base COMMIT [--repeat 3] [--key NAME] -- MODULE ARG ...
+    python -m benchmarks.ab [--base COMMIT] [--only run,warm,li2011,large] [--max-ratio 1.10]
+    python -m benchmarks.ab [--base COMMIT] [--repeat 3] [--key NAME] -- MODULE ARG ...
+
+Without a command, the benchmarks behind ``benchmarks.targets`` (:mod:`benchmarks.ab_targets`:
+the cold and the warm ``metaeval run`` of the workload, the li2011 study, the large corpus) are
+compared, each under the key ``ab_target_NAME``; the command fails (exit 1) when a benchmark's outputs
+differ or its median CPU seconds on this tree exceed ``--max-ratio`` times the base's. The
+default ``--base`` is the previous commit on ``main``: ``main`` itself from any other state of
+the tree, ``main^`` when this tree is ``main``'s tip without changes.
 
     python -m benchmarks.ab --base b394384 -- metaeval run ../shared/data/wmt24-esa/en-zh --cache-dir {cache}
     python -m benchmarks.ab --base b394384 --repeat 1 -- experiments.li2011 --data ../shared/data --out {tmp}
@@ -9,7 +17,8 @@
 each side (a detached ``git worktree`` of ``--base``, and this repository), so each side imports
 its own ``metaeval``; an argument after the module naming an existing file or folder (from the current directory)
 is given as an absolute path. ``{tmp}`` (an output folder) and ``{cache}`` (a cache folder) in an argument
-are replaced by empty temporary folders for every run, so every run is cold. Each side is run once untimed first
+are replaced by empty temporary folders for every run, so every run is cold; ``{warm}`` by one
+folder per side kept over the rounds (a cache the untimed first run fills). Each side is run once untimed first
 (compiled kernels are cached per tree; ``--warmup "MODULE ARG ..."`` runs that shorter command
 instead, e.g. a small ``metaeval score`` that loads every kernel), then the two sides alternate ``--repeat`` times, so a
 change of the machine's speed during the command reaches both alike. Wall and CPU seconds
@@ -26,6 +35,7 @@ intended and explained). The figures go under ``--key`` (default ``ab``) of
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import shlex
@@ -35,8 +45,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+from benchmarks import ab_targets
 from benchmarks.store import update_key
 
 REPO = Path(__file__).resolve().parents[1]
@@ -53,10 +66,14 @@ def _files(folder: Path) -> dict[str, bytes]:
     return out
 
 
-def timed(root: Path, argv: list[str]) -> tuple[dict[str, float], bytes, dict[str, bytes]]:
-    """Wall and CPU seconds of ``python -m ARGV`` run in ``root``, its output and its files."""
+def timed(root: Path, argv: list[str], warm: Path | None = None) -> tuple[dict[str, float], bytes, dict[str, bytes]]:
+    """Wall and CPU seconds of ``python -m ARGV`` run in ``root``, its output and its files
+    (``{warm}`` in an argument is ``warm``)."""
     with tempfile.TemporaryDirectory(prefix="ab-") as tmp:
-        args = [a.replace("{tmp}", str(Path(tmp) / "out")).replace("{cache}", str(Path(tmp) / "cache")) for a in argv]
+        args = [a.replace("{tmp}", str(Path(tmp) / "out")).replace("{cache}", str(Path(tmp) / "cache"))
+                .replace("{warm}", str(warm)) for a in argv]  # fmt: skip
+        if any("{tmp}/" in a for a in argv):
+            (Path(tmp) / "out").mkdir()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         proc = subprocess.run([sys.executable, "-m", *args], cwd=root, capture_output=True, check=False)
@@ -76,12 +93,79 @@ def _absolute(command: list[str]) -> list[str]:
                           for a in command[1:]]
 
 
+def _git(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False)
+
+
+def default_base() -> str:
+    """The previous commit on ``main``: ``main^`` when this tree is ``main``'s tip without
+    changes, else ``main`` (HEAD^ where there is no ``main``)."""
+    main = _git("rev-parse", "--verify", "main^{commit}")
+    if main.returncode != 0:
+        return "HEAD^"
+    head = _git("rev-parse", "HEAD").stdout.strip()
+    dirty = bool(_git("status", "--porcelain", "--untracked-files=no").stdout.strip())
+    return "main^" if main.stdout.strip() == head and not dirty else "main"
+
+
+def compare(sides: dict[str, Path], command: list[str], warmup: list[str], repeat: int) -> dict[str, Any]:
+    """``command`` on each side once untimed (``warmup``), then the sides in turn ``repeat``
+    times: rounds, medians, ratios this / base and whether every output is the same."""
+    with tempfile.TemporaryDirectory(prefix="ab-warm-") as keep:
+        warm = {name: Path(keep) / name for name in sides}
+        for name, root in sides.items():  # untimed: compiles and caches each tree's kernels, fills {warm}
+            timed(root, warmup, warm[name])
+        load = os.getloadavg()
+        rounds: list[dict[str, dict[str, float]]] = []
+        outputs = []
+        for _ in range(repeat):
+            entry = {}
+            for name, root in sides.items():
+                entry[name], stdout, files = timed(root, command, warm[name])
+                outputs.append((stdout, files))
+            rounds.append(entry)
+    median = {name: {m: statistics.median(r[name][m] for r in rounds) for m in ("seconds", "cpu_seconds")} for name in sides}
+    return {
+        "repeat": repeat, "cpus": os.cpu_count(), "load_average_1_5_15_at_start": list(load), "rounds": rounds,
+        "median": median, "identical_outputs": all(output == outputs[0] for output in outputs),
+        "ratio_seconds": median["this"]["seconds"] / median["base"]["seconds"],
+        "ratio_cpu_seconds": median["this"]["cpu_seconds"] / median["base"]["cpu_seconds"],
+    }  # fmt: skip
+
+
+@contextlib.contextmanager
+def base_tree(commit: str) -> Iterator[Path]:
+    """A detached ``git worktree`` of ``commit``, removed afterwards."""
+    worktree = Path(tempfile.mkdtemp(prefix="ab-base-"))
+    subprocess.run(["git", "worktree", "add", "--detach", "--force", str(worktree), commit], cwd=REPO,
+                   capture_output=True, check=True)
+    try:
+        yield worktree
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=REPO, capture_output=True, check=False)
+        shutil.rmtree(worktree, ignore_errors=True)
+
+
+def _line(result: dict[str, Any], commit: str) -> str:
+    median = result["median"]
+    return (f"{result['command']}: base {commit[:7]} {median['base']['seconds']:.1f} s ({median['base']['cpu_seconds']:.1f} CPU-s), "
+            f"this {median['this']['seconds']:.1f} s ({median['this']['cpu_seconds']:.1f} CPU-s): "
+            f"{result['ratio_seconds']:.3f}x wall, {result['ratio_cpu_seconds']:.3f}x CPU, medians of {result['repeat']}; "
+            f"outputs {'identical' if result['identical_outputs'] else 'DIFFER'}")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--base", required=True, help="the commit to compare this tree against")
+    parser.add_argument("--base", default=None, help="the commit to compare this tree against (default: the previous commit on main)")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--key", default="ab", help="key of benchmarks/results.json to write")
+    parser.add_argument("--key", default="ab", help="key of benchmarks/results.json to write (a given command)")
     parser.add_argument("--warmup", default=None, help='"MODULE ARG ..." run once untimed on each side (default: the command)')
+    parser.add_argument("--only", default=",".join(ab_targets.NAMES),
+                        help=f"without a command: the benchmarks to compare (default {','.join(ab_targets.NAMES)})")
+    parser.add_argument("--max-ratio", type=float, default=1.10,
+                        help="without a command: the largest CPU-seconds ratio this / base that passes (default 1.10)")
+    parser.add_argument("--large-lines", type=int, default=10_000)
+    parser.add_argument("--large-systems", type=int, default=50)
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results.json")
     parser.add_argument("--why-different", default=None,
                         help="when outputs are expected to differ: why, stored beside the figures and shown with them")
@@ -89,54 +173,60 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     given, command = command, _absolute(command)
-    if not command or args.repeat < 1:
-        parser.error("give the module and its arguments after --, and --repeat >= 1")
-    warmup = _absolute(shlex.split(args.warmup)) if args.warmup else command
-    base = subprocess.run(["git", "rev-parse", "--verify", f"{args.base}^{{commit}}"], cwd=REPO, capture_output=True,
-                          text=True, check=False)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    names = tuple(n.strip() for n in args.only.split(",") if n.strip())
+    unknown = sorted(set(names) - set(ab_targets.NAMES))
+    if not command and (unknown or not names):
+        parser.error(f"--only takes {', '.join(ab_targets.NAMES)} (comma-separated), not {args.only!r}")
+    base_name = args.base or default_base()
+    base = _git("rev-parse", "--verify", f"{base_name}^{{commit}}")
     if base.returncode != 0:
-        parser.error(f"--base {args.base!r} is not a commit of {REPO}")
+        parser.error(f"--base {base_name!r} is not a commit of {REPO}")
     commit = base.stdout.strip()
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
-    dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
-                                capture_output=True, text=True, check=True).stdout.strip())
-    worktree = Path(tempfile.mkdtemp(prefix="ab-base-"))
-    subprocess.run(["git", "worktree", "add", "--detach", "--force", str(worktree), commit], cwd=REPO,
-                   capture_output=True, check=True)
-    try:
-        sides = {"base": worktree, "this": REPO}
-        for root in sides.values():  # untimed: compiles and caches each tree's kernels
-            timed(root, warmup)
-        load = os.getloadavg()
-        rounds: list[dict[str, dict[str, float]]] = []
-        outputs = []
-        for _ in range(args.repeat):
-            entry = {}
-            for name, root in sides.items():
-                entry[name], stdout, files = timed(root, command)
-                outputs.append((stdout, files))
-            rounds.append(entry)
-        same = all(output == outputs[0] for output in outputs)
-    finally:
-        subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=REPO, capture_output=True, check=False)
-        shutil.rmtree(worktree, ignore_errors=True)
-    median = {name: {m: statistics.median(r[name][m] for r in rounds) for m in ("seconds", "cpu_seconds")} for name in sides}
-    result = {
-        "command": "python -m " + " ".join(given), "base": commit, "this": head + ("+changes" if dirty else ""),
-        "warmup": "python -m " + (args.warmup or " ".join(given)), "repeat": args.repeat, "cpus": os.cpu_count(),
-        "load_average_1_5_15_at_start": list(load),
-        "rounds": rounds, "median": median, "identical_outputs": same,
-        "ratio_seconds": median["this"]["seconds"] / median["base"]["seconds"],
-        "ratio_cpu_seconds": median["this"]["cpu_seconds"] / median["base"]["cpu_seconds"],
-    }  # fmt: skip
-    if args.why_different and not same:
-        result["why_different"] = args.why_different
-    update_key(args.key, result, args.out)
-    print(f"{result['command']}: base {commit[:7]} {median['base']['seconds']:.1f} s ({median['base']['cpu_seconds']:.1f} CPU-s), "
-          f"this {median['this']['seconds']:.1f} s ({median['this']['cpu_seconds']:.1f} CPU-s): "
-          f"{result['ratio_seconds']:.3f}x wall, {result['ratio_cpu_seconds']:.3f}x CPU, medians of {args.repeat}; "
-          f"outputs {'identical' if same else 'DIFFER'}; written: {args.out} [{args.key}]")
-    return 0 if same else 1
+    head = _git("rev-parse", "HEAD").stdout.strip()
+    this = head + ("+changes" if _git("status", "--porcelain", "--untracked-files=no").stdout.strip() else "")
+    if command:
+        warmup = _absolute(shlex.split(args.warmup)) if args.warmup else command
+        with base_tree(commit) as worktree:
+            result = compare({"base": worktree, "this": REPO}, command, warmup, args.repeat)
+        result = {"command": "python -m " + " ".join(given), "base": commit, "this": this,
+                  "warmup": "python -m " + (args.warmup or " ".join(given)), **result}  # fmt: skip
+        if args.why_different and not result["identical_outputs"]:
+            result["why_different"] = args.why_different
+        update_key(args.key, result, args.out)
+        print(f"{_line(result, commit)}; written: {args.out} [{args.key}]")
+        return 0 if result["identical_outputs"] else 1
+    return _targets(names, commit, this, args)
+
+
+def _targets(names: tuple[str, ...], commit: str, this: str, args: argparse.Namespace) -> int:
+    """Every benchmark of ``names`` compared on the base and this tree; 1 if one's outputs differ
+    or its CPU ratio exceeds ``--max-ratio``."""
+    failed = []
+    with tempfile.TemporaryDirectory(prefix="ab-large-") as tmp, base_tree(commit) as worktree:
+        large = None
+        if "large" in names:
+            from benchmarks.large import build
+
+            large = Path(tmp) / "corpus"
+            build(large, args.large_lines, args.large_systems)
+        for name, command in ab_targets.commands(names, large).items():
+            result = compare({"base": worktree, "this": REPO}, command, command, args.repeat)
+            shown = " ".join("CORPUS" if a == str(large) else a for a in command)
+            result = {"command": "python -m " + shown, "base": commit, "this": this, "max_ratio": args.max_ratio, **result}
+            if name == "large":
+                result.update(lines=args.large_lines, systems=args.large_systems)
+            slower = result["ratio_cpu_seconds"] > args.max_ratio
+            if args.why_different and not result["identical_outputs"]:
+                result["why_different"] = args.why_different
+            update_key(f"ab_target_{name}", result, args.out)
+            print(f"{name}: {_line(result, commit)}" + (f"; SLOWER than {args.max_ratio:.2f}x" if slower else ""), flush=True)
+            if slower or not result["identical_outputs"]:
+                failed.append(name)
+    print(f"written: {args.out} [{', '.join('ab_target_' + n for n in names)}]; "
+          + (f"FAILED: {', '.join(failed)}" if failed else f"every benchmark within {args.max_ratio:.2f}x, outputs identical"))
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

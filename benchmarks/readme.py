@@ -129,6 +129,7 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
         "python -m benchmarks.targets --measure   # the CPU-time targets, each measured beside what it is compared with",
         "python -m benchmarks.stages    # CPU seconds of the fixed workload per stage, segmenter, metric and statistic",
         "python -m benchmarks.ab --base COMMIT -- MODULE ARG ...  # a command on an earlier commit and on this tree, in turn",
+        "python -m benchmarks.ab        # before a submission: the targets' benchmarks on main and on this tree, in turn; fails above 1.10x CPU or on different outputs",
         "python -m benchmarks.readme    # rewrites this section from benchmarks/results.json",
         "```",
         "",
@@ -187,7 +188,16 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
         out += ["", "chrF statistics of every system, counted by metaeval against sacrebleu's `CHRF` in the same process "
                 f"(`python -m benchmarks.chrf_stats`, key `chrf_stats`; identical statistics; {_load_text(chrf)}): "
                 + "; ".join(cells) + "."]
-    for key, ab in sorted((k, v) for k, v in results.items() if k.startswith("ab")):
+    guard = {k[len("ab_target_"):]: v for k, v in sorted(results.items()) if k.startswith("ab_target_")}
+    if guard:
+        cells = [f"{name} {ab['ratio_cpu_seconds']:.2f}× ({ab['median']['this']['cpu_seconds']:.1f} against "
+                 f"{ab['median']['base']['cpu_seconds']:.1f} CPU-s, outputs {'identical' if ab['identical_outputs'] else 'DIFFERENT'})"
+                 for name, ab in guard.items()]
+        first = next(iter(guard.values()))
+        out += ["", f"The speed guard (`python -m benchmarks.ab`, keys `ab_target_*`; this tree `{first['this'][:7]}` against "
+                f"`{first['base'][:7]}`, medians of {first['repeat']}; {_load_text(first)}), CPU seconds this / base: "
+                + "; ".join(cells) + "."]
+    for key, ab in sorted((k, v) for k, v in results.items() if k.startswith("ab") and not k.startswith("ab_target_")):
         out += ["", f"`{ab['command']}` from an empty folder, on this tree (`{ab['this'][:7]}`) and on `{ab['base'][:7]}` in turn "
                 f"(`python -m benchmarks.ab`, key `{key}`; medians of {ab['repeat']}; {_load_text(ab)}): "
                 f"{ab['median']['this']['seconds']:.1f} s ({ab['median']['this']['cpu_seconds']:.1f} CPU-s) against "

@@ -42,7 +42,7 @@ def test_outputs_that_differ_fail_the_comparison(tmp_path, monkeypatch):
     out = tmp_path / "results.json"
     seen = []
 
-    def fake(root, argv):  # noqa: ANN001, ANN202 - the base side prints something else
+    def fake(root, argv, warm=None):  # noqa: ANN001, ANN202 - the base side prints something else
         seen.append(root == ab.REPO)
         return {"seconds": 2.0 if root == ab.REPO else 4.0, "cpu_seconds": 1.0}, b"this" if root == ab.REPO else b"base", {}
 
@@ -67,3 +67,56 @@ def test_an_unknown_base_is_a_usage_error(tmp_path, capsys):
         ab.main(["--base", "no-such-commit", "--out", str(tmp_path / "r.json"), "--", "metaeval", "--version"])
     assert stop.value.code == 2 and "no-such-commit" in capsys.readouterr().err
     assert not (tmp_path / "r.json").exists()
+
+
+def test_without_a_command_every_benchmark_is_compared_and_a_slower_one_fails(tmp_path, monkeypatch):
+    out = tmp_path / "results.json"
+    monkeypatch.setattr(ab.ab_targets, "commands", lambda names, large: {n: ["metaeval", "--version", n] for n in names})
+    cpu = {"run": (10.0, 10.5), "warm": (1.0, 1.3)}  # base, this: warm 1.3x slower
+
+    def fake(root, argv, warm=None):  # noqa: ANN001, ANN202
+        base, this = cpu[argv[-1]]
+        assert warm is not None and warm.name == ("this" if root == ab.REPO else "base")
+        return {"seconds": 1.0, "cpu_seconds": this if root == ab.REPO else base}, b"same", {}
+
+    monkeypatch.setattr(ab, "timed", fake)
+    assert ab.main(["--base", "HEAD", "--only", "run,warm", "--repeat", "1", "--out", str(out)]) == 1
+    stored = json.loads(out.read_text(encoding="utf-8"))
+    assert stored["ab_target_run"]["ratio_cpu_seconds"] == 1.05 and stored["ab_target_warm"]["ratio_cpu_seconds"] == 1.3
+    assert stored["ab_target_run"]["identical_outputs"] and stored["ab_target_run"]["max_ratio"] == 1.10
+    assert ab.main(["--base", "HEAD", "--only", "run,warm", "--repeat", "1", "--max-ratio", "1.5", "--out", str(out)]) == 0
+    assert ab.main(["--base", "HEAD", "--only", "run", "--repeat", "1", "--out", str(out)]) == 0
+
+
+def test_an_unknown_benchmark_is_a_usage_error(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        ab.main(["--only", "run,fast", "--out", str(tmp_path / "r.json")])
+    assert stop.value.code == 2 and "fast" in capsys.readouterr().err
+
+
+def test_the_default_base_is_main_or_its_previous_commit(monkeypatch):
+    def git(head: str, main: str, dirty: str):
+        def run(*args):  # noqa: ANN002, ANN202
+            text = {"rev-parse": head if args[-1] == "HEAD" else main, "status": dirty}[args[0]]
+            return subprocess.CompletedProcess(args, 0 if text is not None else 128, text or "", "")
+
+        return run
+
+    monkeypatch.setattr(ab, "_git", git("abc", "abc", ""))
+    assert ab.default_base() == "main^"
+    monkeypatch.setattr(ab, "_git", git("abc", "abc", " M x.py"))
+    assert ab.default_base() == "main"
+    monkeypatch.setattr(ab, "_git", git("def", "abc", ""))
+    assert ab.default_base() == "main"
+    monkeypatch.setattr(ab, "_git", git("def", None, ""))
+    assert ab.default_base() == "HEAD^"
+
+
+def test_the_benchmarks_are_those_of_the_targets():
+    from benchmarks import ab_targets, workload
+
+    found = ab_targets.commands(("run", "warm", "li2011"))
+    assert found["run"][1:] == workload.run_arguments(ab_targets.DATA / workload.DATASET, "1", "{cache}")
+    assert "{warm}" in found["warm"] and "{tmp}" in found["li2011"] and str(ab_targets.LI2011_SPEC) in found["li2011"]
+    with pytest.raises(ValueError, match="large"):
+        ab_targets.commands(("large",))

@@ -60,7 +60,7 @@ class Module:
 _ARRAY_STATISTICS = ("correlations", "weighted", "pairwise", "resampling", "significance", "grouping")
 _RUN_STATISTICS = (
     "evaluate", "registry", "settings", "paired", "clusters", "itemstore", "human", "kendall", "tallies", "calibration",
-    "syspairs", "chance",
+    "syspairs", "chance", "case", "checks", "result",
 )  # fmt: skip
 MODULES = {
     "metaeval/stats/ (statistics over arrays)": Module(

@@ -17,7 +17,7 @@ from metaeval.stats.grouping import AVERAGES, GROUPINGS, UNDEFINED_POLICIES, ave
 from metaeval.stats.resampling import drawn, with_samples
 from metaeval.stats.result import Correlation
 from metaeval.stats.result import undefined as undefined_result
-from metaeval.stats.weighted import CONSTANT_TOL, WEIGHTED
+from metaeval.stats.weighted import CONSTANT_TOL, WEIGHTED, power_of_two_scaled
 
 CORRELATIONS = ("pearson", "spearman", "kendall")
 #: Fewest items for which each correlation is defined.
@@ -135,7 +135,7 @@ def segment_correlation(
     items = (~(np.isnan(groups_x) | np.isnan(groups_y))).sum(axis=1)
     weight = group_weights(items, average)
     defined = ~np.isnan(values)
-    skipped = int((~defined).sum())
+    skipped = int((~defined & (weight > 0)).sum())  # groups of two items or more: those the policy acts on
     unit = "segment" if grouping == "item" else "system"
     mean, used = average_groups(values, weight, undefined)
     if not used > 0 or math.isnan(float(mean)):
@@ -155,9 +155,11 @@ def segment_correlation(
                     groups_x[i][:, None], groups_y[i][:, None], weights,
                     cache=None if cache is None else cache.setdefault(("sys", human_direction, int(i)), {}),
                 )  # fmt: skip
+            # each system weighted by its items in the resample (copies of a segment included)
+            judged = (~(np.isnan(groups_x) | np.isnan(groups_y))).astype(float)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN sample is NaN on purpose
-                samples = average_groups(per_sys.T, np.broadcast_to(weight, per_sys.T.shape), undefined)[0]
+                samples = average_groups(per_sys.T, group_weights(np.asarray(weights, float) @ judged.T, average), undefined)[0]
     return with_samples(result, samples, ci)
 
 
@@ -184,7 +186,10 @@ def _difference_sums(moments: np.ndarray) -> np.ndarray:
     moments ``[..., 6]`` (items, sum of x, of y, of x^2, of y^2, of xy): for n items,
     ``sum_{i<j} (x_i - x_j)(y_i - y_j) = n sum xy - sum x sum y``."""
     n, sx, sy, sxx, syy, sxy = np.moveaxis(moments, -1, 0)
-    return np.stack([n * sxy - sx * sy, np.maximum(n * sxx - sx * sx, 0.0), np.maximum(n * syy - sy * sy, 0.0)], axis=-1)
+    # a side constant in the group up to rounding (copies of one item in a resample) adds nothing
+    dx = np.where(n * sxx - sx * sx > CONSTANT_TOL * n * sxx, n * sxx - sx * sx, 0.0)
+    dy = np.where(n * syy - sy * sy > CONSTANT_TOL * n * syy, n * syy - sy * sy, 0.0)
+    return np.stack([np.where((dx > 0) & (dy > 0), n * sxy - sx * sy, 0.0), dx, dy], axis=-1)
 
 
 def _pooled_pearson(sums: np.ndarray) -> np.ndarray:
@@ -227,6 +232,7 @@ def pairwise_difference_pearson(
     y = np.asarray(human, float) * human_direction
     if x.shape != y.shape or x.ndim != 2:
         raise UsageError(f"metric and human matrices differ in shape: {x.shape} vs {y.shape}")
+    x, y = power_of_two_scaled(x), power_of_two_scaled(y)  # products of 1e300 or 1e-300 scores neither overflow nor vanish
     unit = {"none": "pool", "item": "segment", "sys": "system"}[grouping]
     # [group, segment, item]: the pool or each system holds its items of every segment; a segment holds its own
     layout = {"none": lambda v: v.T[None], "sys": lambda v: v[:, :, None], "item": lambda v: v.T[:, None, :]}[grouping]
@@ -271,6 +277,7 @@ def _rowwise(method: str, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
 
         xs, ys = scipy.stats.rankdata(xs, axis=1), scipy.stats.rankdata(ys, axis=1)
     if method in ("pearson", "spearman"):
+        xs, ys = power_of_two_scaled(xs, axis=1), power_of_two_scaled(ys, axis=1)  # scale-free, as the value
         xc = xs - xs.mean(1, keepdims=True)
         yc = ys - ys.mean(1, keepdims=True)
         vx, vy = (xc * xc).sum(1), (yc * yc).sum(1)

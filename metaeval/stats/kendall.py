@@ -125,7 +125,7 @@ def _pooled_samples(x: np.ndarray, y: np.ndarray, statistic: str, eps: float, we
         else:
             classes = np.minimum(_resampled_classes(x, weights), _resampled_classes(y, weights)).astype(float)
             value = 2.0 * sign / (n_items**2 * (classes - 1.0) / classes)
-    return np.where(degenerate, np.nan, value)
+    return np.where(degenerate, np.nan, np.clip(value, -1.0, 1.0))
 
 
 def tie_statistic(
@@ -222,7 +222,7 @@ def tie_statistic(
     result = Correlation(value, n=n, counts=summary, epsilon=eps if statistic in CALIBRATED else math.nan)
     if weights is None:
         return result
-    samples = _samples(x, y, gx, gy, statistic, grouping, undefined, refit_epsilon, eps, calibration, per_group, group_weight, has_pairs, weights)
+    samples = _samples(x, y, gx, gy, statistic, grouping, undefined, refit_epsilon, eps, calibration, per_group, group_weight, has_pairs, weights, average)
     low, high = percentile_ci(samples, ci)
     return Correlation(value, low, high, n, math.nan, summary, None, samples, result.epsilon)
 
@@ -239,7 +239,7 @@ def _undefined_reason(statistic: str, counts: np.ndarray, unit: str) -> str:
 
 
 def _samples(x, y, gx, gy, statistic, grouping, undefined, refit_epsilon, eps, calibration: Calibration | None, per_group, group_weight, has_pairs,  # noqa: ANN001, PLR0913
-             weights) -> np.ndarray:  # noqa: ANN001
+             weights, average: str = AVERAGE) -> np.ndarray:  # noqa: ANN001
     weights = np.asarray(weights, float)
     if grouping == "item":
         w = weights * group_weight[None, :]
@@ -255,7 +255,9 @@ def _samples(x, y, gx, gy, statistic, grouping, undefined, refit_epsilon, eps, c
     if grouping == "none":
         return _pooled_samples(x.T, y.T, stat, eps, weights)
     per_system = np.stack([_pooled_samples(x[s][:, None], y[s][:, None], stat, eps, weights) for s in range(x.shape[0])], axis=1)
-    return average_groups(per_system, np.broadcast_to(group_weight, per_system.shape) * has_pairs, undefined)[0]
+    # each system weighted by its items in the resample (copies of a segment included)
+    resampled_items = weights @ (~np.isnan(x)).T.astype(float)
+    return average_groups(per_system, group_weights(resampled_items, average), undefined)[0]
 
 
 def _fixed_eps_item(gx: np.ndarray, gy: np.ndarray, eps: float, w: np.ndarray) -> np.ndarray:

@@ -38,6 +38,7 @@ from metaeval.stats.correlations import correlate_vectors
 from metaeval.stats.grouping import average_groups, group_weights
 from metaeval.stats.pairwise import apply_tie_policy, pairwise_value
 from metaeval.stats.syspairs import permutation_p_values, permutation_signs
+from metaeval.stats.weighted import power_of_two_scaled
 from metaeval.stats.tallies import CALIBRATED, CON, DIS, TB, TH, TM, classes, variant_values
 
 if TYPE_CHECKING:
@@ -176,6 +177,7 @@ def correlation(method: str) -> Values:
 
             x = scipy.stats.rankdata(x, axis=1, nan_policy="omit")
             y = scipy.stats.rankdata(y, axis=1, nan_policy="omit")
+        x, y = power_of_two_scaled(x, axis=1), power_of_two_scaled(y, axis=1)  # scale-free, as the value
         with np.errstate(invalid="ignore"):
             xc = np.where(layout.valid, x - np.nanmean(np.where(layout.valid, x, np.nan), axis=1, keepdims=True), 0.0)
             yc = np.where(layout.valid, y - np.nanmean(np.where(layout.valid, y, np.nan), axis=1, keepdims=True), 0.0)

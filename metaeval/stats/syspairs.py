@@ -24,6 +24,7 @@ from metaeval.stats.defaults import CI, PERMUTATIONS
 from metaeval.stats.resampling import drawn, pair_weights, percentile_ci
 from metaeval.stats.result import Correlation, undefined
 from metaeval.stats.tallies import variant_values
+from metaeval.stats.weighted import power_of_two_scaled
 
 
 def _upper(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -81,7 +82,11 @@ def _system_statistic(
         return result
     xs = np.asarray(metric_samples, float) * metric_direction
     ys = np.broadcast_to(y, xs.shape) if human_samples is None else np.asarray(human_samples, float) * human_direction
-    samples = rows(xs, ys, draws)
+    # a resample where a (drawn) system has no score (none of its judged segments drawn) has no value
+    missing = np.isnan(xs) | np.isnan(ys)
+    if draws is not None:
+        missing = np.take_along_axis(missing, draws, axis=1)
+    samples = np.where(missing.any(axis=1), np.nan, rows(xs, ys, draws))
     low, high = percentile_ci(samples, ci)
     return Correlation(result.value, low, high, result.n, result.p_value, result.counts, None, samples)
 
@@ -191,7 +196,10 @@ def _normal_p_values(d: np.ndarray, weights: np.ndarray, squared: np.ndarray | N
     """Normal approximation of the permutation p-values for resampled segments: the
     swapped sum has mean 0 and variance ``sum w^2 d^2``. ``[n_samples, n_pairs]``.
     ``squared``: ``weights**2``, if the caller has it. The upper tail is ``ndtr(-z)``, which is
-    how ``scipy.stats.norm.sf`` computes it (the same bits), without its argument handling."""
+    how ``scipy.stats.norm.sf`` computes it (the same bits), without its argument handling. The
+    ratio does not depend on the unit of ``d``: each pair's differences are brought near 1 first,
+    so that squares of 1e300 do not overflow and those of 1e-300 do not vanish."""
+    d = power_of_two_scaled(d, axis=1)
     observed = weights @ d.T
     spread = np.sqrt((weights**2 if squared is None else squared) @ (d**2).T)
     import scipy.special  # here, not at the top
@@ -263,7 +271,7 @@ def soft_pairwise_accuracy(
         full = 1.0 - float(full_gaps.mean())
         # re-centred on the Monte Carlo value: the resamples carry the sampling spread of
         # the normal approximation, not its offset from the permutation estimate
-        samples = resampled + (value - full)
+        samples = np.clip(resampled + (value - full), 0.0, 1.0)  # re-centring keeps them accuracies
         low, high = percentile_ci(samples, ci)
         result = Correlation(value, low, high, result.n, math.nan, result.counts, None, samples)
     return result

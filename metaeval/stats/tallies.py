@@ -108,7 +108,7 @@ def variant_values(t: np.ndarray, variant: str, n_items: np.ndarray | None = Non
             else:
                 k = np.asarray(classes, dtype=float)
                 value = 2.0 * (con - dis) / (np.asarray(n_items, dtype=float) ** 2 * (k - 1.0) / k)
-            value = np.where(degenerate, np.nan, value)
+            value = np.where(degenerate, np.nan, np.clip(value, -1.0, 1.0))  # |C - D| <= both roots: 1 + 1 ulp is rounding
         elif variant in ("kendall_23", "tau_eq"):
             value = (con + tb - dis - tm - th) / total
         elif variant in ("kendall_acc23", "acc_eq"):

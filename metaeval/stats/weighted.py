@@ -21,6 +21,19 @@ CONSTANT_TOL = 1e-12
 CHUNK_ELEMENTS = 1 << 22
 
 
+def power_of_two_scaled(v: np.ndarray, axis: int | None = None) -> np.ndarray:
+    """``v`` times the power of two that brings its largest magnitude (NaN left out; per slice
+    along ``axis`` when given) into [0.5, 1). Statistics that do not depend on the unit of the
+    scores compute on these values, so that products of scores of 1e300 do not overflow and
+    those of 1e-300 do not vanish; a power of two changes no digit of a result, so scores
+    already near 1 give the same bits as unscaled."""
+    v = np.asarray(v, float)
+    with np.errstate(invalid="ignore"):
+        top = np.nanmax(np.abs(v), axis=axis, keepdims=True, initial=0.0, where=~np.isnan(v))
+    exponent = np.frexp(np.where(np.isfinite(top) & (top > 0), top, 1.0))[1]
+    return np.ldexp(v, -exponent)
+
+
 def _center(v: np.ndarray) -> np.ndarray:
     return v - np.nanmean(v) if np.any(~np.isnan(v)) else v
 
@@ -44,7 +57,7 @@ def weighted_pearson(x: np.ndarray, y: np.ndarray, weights: np.ndarray, *, cache
     block ``k`` repeated ``weights[b, k]`` times, from per-block sums. ``cache`` is
     accepted for symmetry with the rank correlations and not needed.
     """
-    x, y = _center(np.asarray(x, float)), _center(np.asarray(y, float))
+    x, y = _center(power_of_two_scaled(x)), _center(power_of_two_scaled(y))
     keep = ~(np.isnan(x) | np.isnan(y))
     x, y = np.where(keep, x, 0.0), np.where(keep, y, 0.0)
     sums = np.stack([keep.sum(1), x.sum(1), y.sum(1), (x * x).sum(1), (y * y).sum(1), (x * y).sum(1)], axis=1)
@@ -194,4 +207,4 @@ def weighted_kendall(
 WEIGHTED = {"pearson": weighted_pearson, "spearman": weighted_spearman, "kendall": weighted_kendall}
 
 
-__all__ = ["CONSTANT_TOL", "WEIGHTED", "pearson_from_sums", "weighted_kendall", "weighted_pearson", "weighted_spearman"]
+__all__ = ["CONSTANT_TOL", "WEIGHTED", "pearson_from_sums", "power_of_two_scaled", "weighted_kendall", "weighted_pearson", "weighted_spearman"]
