@@ -197,6 +197,11 @@ def test_li_system_level_prose_is_copied_from_the_results():
     words_ja = int(((ja.delta < 0) & (ja.p_value <= 0.05)).sum())
     assert (f"{words_zh} of {len(zh)} for words and {char_zh} of {len(zh)} for characters in Chinese, "
             f"{words_ja} of {len(ja)} for words in Japanese") in section
+    adjusted = {name: int(((t.delta < 0 if side == "words" else t.delta > 0) & (t.p_adjusted <= 0.05)).sum())
+                for name, t, side in (("words_zh", zh, "words"), ("char_zh", zh, "char"), ("words_ja", ja, "words"))}
+    char_zh_adj = "none" if adjusted["char_zh"] == 0 else str(adjusted["char_zh"])
+    assert (f"after Holm over each row's five metrics, {adjusted['words_zh']} for words and {char_zh_adj} for characters "
+            f"in Chinese, {adjusted['words_ja']} for words in Japanese") in section
     systems = LI[(LI.level == "sys") & (LI.statistic == "spearman") & (LI.value != "")].n.astype(int)
     assert f"With {systems.min()}–{systems.max()} strong systems" in section
     summary = headline_rows()
