@@ -29,6 +29,7 @@ difference is counted, by gathering those precomputed differences.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
@@ -178,7 +179,8 @@ def correlation(method: str) -> Values:
             x = scipy.stats.rankdata(x, axis=1, nan_policy="omit")
             y = scipy.stats.rankdata(y, axis=1, nan_policy="omit")
         x, y = power_of_two_scaled(x, axis=1), power_of_two_scaled(y, axis=1)  # scale-free, as the value
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a group without a valid cell: its mean is NaN, its r undefined
             xc = np.where(layout.valid, x - np.nanmean(np.where(layout.valid, x, np.nan), axis=1, keepdims=True), 0.0)
             yc = np.where(layout.valid, y - np.nanmean(np.where(layout.valid, y, np.nan), axis=1, keepdims=True), 0.0)
         spread = np.sqrt((xc * xc).sum(axis=1) * (yc * yc).sum(axis=1))

@@ -6,7 +6,7 @@ and lower-is-better scores or judgments equal to negated higher-is-better ones."
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from metaeval.stats.registry import REGISTRY
@@ -44,6 +44,13 @@ def _same_under_scaling(table: Table, metric: float, human: float, exact: bool =
 
 @PROPERTIES
 @given(table=tables(), metric=st.sampled_from(POWERS_OF_TWO), human=st.sampled_from(POWERS_OF_TWO))
+@example(  # a system whose segments have no judgment but one: the chance level's mean of an empty group warned
+    table=Table(metric=np.array([[0.0, 0, 0, 0, 0], [0, 0, 0, 0.25, 0], [0, 0, 0, 0, 0]]),
+                human=np.array([[0.0, 0, np.nan, 0, np.nan], [np.nan, np.nan, np.nan, 0, np.nan],
+                                [np.nan, np.nan, np.nan, 1, np.nan]]),
+                judges=np.zeros((3, 5), dtype=np.int8), human_kind="esa", metric_higher=True),
+    metric=1.0, human=1.0,
+)  # fmt: skip
 def test_the_unit_of_either_side_changes_no_value_interval_or_note(table, metric, human):
     """Judgments or scores multiplied by about 1e300 or 1e-300 (any unit is legal) give the values,
     intervals and notes of the unscaled ones, and no warning; epsilon is in the metric's unit."""
