@@ -107,7 +107,8 @@ def test_correlate_answers_char_against_the_best_word_level(capsys, files):  # n
     assert "Answer: character level (char) against the best word level" in out
     # hand counts: char C = 7, D = 2 (7/9); jieba C = 2, D = 7 (2/9)
     (line,) = [line for line in out.splitlines() if line.startswith("esa    seg    consistency")]
-    assert "toy: char 0.778, jieba 0.222" in line and "+0.556" in line
+    # (a value whose interval is not above its chance band carries the mark °, as on 3 systems here)
+    assert re.search(r"toy: char 0\.778°?, jieba 0\.222°?", line) and "+0.556" in line, line
     # with the bootstrap samples: an interval of the delta and its p-value
     assert re.search(r"\+0\.556 +\[[-+]?[01]\.\d{3}, [-+]?[01]\.\d{3}\] +[01]\.\d{3} ", line), line
 

@@ -104,11 +104,19 @@ def test_all_equal_human_scores(cli, corpus):
 
 def test_all_equal_metric_scores(cli, tmp_path):
     """Identical system outputs: every pair is a metric tie (excluded by default) and the
-    system-level metric scores are constant; all undefined with a reason, never 0."""
+    system-level metric scores are constant; undefined with a reason, never 0 — except system-level
+    pairwise accuracy, whose definition (mt-metrics-eval's Agreement) gives a constant metric the
+    share of human-tied system pairs: here none of the 3 pairs (means 87.5, 61.25, 12.5), so 0,
+    which is also its chance level."""
     hyps = {name: HYPS["s2"] for name in ("s1", "s2", "s3")}
     root = make_corpus(tmp_path / "same", hyps=hyps)
     rows = _rows(cli("run", root, *FAST, "-f", "json"))
-    undefined = [r for r in rows if r["level"] == "sys" or r["statistic"] in ("consistency", "kendall_like")]
+    accuracy = [r for r in rows if r["level"] == "sys" and r["statistic"] == "pairwise_accuracy"]
+    assert accuracy
+    for r in accuracy:
+        assert r["value"] == 0.0 and r["chance"] == 0.0, r
+    undefined = [r for r in rows if r["level"] == "sys" and r["statistic"] != "pairwise_accuracy"
+                 or r["statistic"] in ("consistency", "kendall_like")]
     assert undefined
     for r in undefined:
         assert r["value"] is None and r["note"], r
