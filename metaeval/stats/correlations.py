@@ -289,11 +289,8 @@ def _rowwise(method: str, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
         return np.where(ok, np.clip(r, -1.0, 1.0), np.nan)
     sx = np.sign(xs[:, :, None] - xs[:, None, :])
     sy = np.sign(ys[:, :, None] - ys[:, None, :])
-    num = (sx * sy).sum(axis=(1, 2))
-    dx, dy = np.abs(sx).sum(axis=(1, 2)), np.abs(sy).sum(axis=(1, 2))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        tau = num / np.sqrt(dx * dy)
-    return np.where((dx > 0) & (dy > 0), np.clip(tau, -1.0, 1.0), np.nan)
+    # tau-b is the Pearson of the pair signs: the pooled form of their summed products
+    return _pooled_pearson(np.stack([(sx * sy).sum(axis=(1, 2)), np.abs(sx).sum(axis=(1, 2)), np.abs(sy).sum(axis=(1, 2))], axis=-1))
 
 
 def system_correlation(
