@@ -4,7 +4,8 @@ Each sentence reads the rows of the answer (:func:`metaeval.answer.answer`) of o
 and level. It leads with one statistic (:data:`LEAD_STATISTICS`: the primary statistics of the
 WMT23-24 metrics tasks, ``acc_eq`` at segment level and soft pairwise accuracy at system level,
 then Li et al. 2011's), says whether character level agrees significantly better or worse than
-the best word level on how many metrics, gives the compared metric's delta, 95% interval and
+the best word level on how many metrics, names the compared metric (the best configuration's)
+with what it alone shows, which can differ from the tally, gives its delta, 95% interval and
 adjusted p-value exactly as the answer table shows them, and then counts the other statistics
 of the level. Where the data cannot carry the claim it says so in the sentence: fewer than
 :data:`MIN_SEGMENTS` segments or :data:`MIN_SYSTEMS` systems, or an interval at or below the
@@ -25,6 +26,7 @@ import pandas as pd
 
 from metaeval.report.layout import AT_CHANCE
 from metaeval.report.results import fmt_number
+from metaeval.stats.defaults import ALPHA
 
 #: Too few segments or systems to carry a claim of agreement (said in the verdict).
 MIN_SEGMENTS = 30
@@ -143,11 +145,28 @@ def _claim(row: Mapping[str, Any]) -> str:
     return f"no significant difference between characters and the best word level under {label} (characters ahead for {int(row['char_ahead'])} of {n} metrics)"
 
 
+def _outcome(row: Mapping[str, Any]) -> str:
+    """What the compared metric alone shows: which side is significantly better at the answer's
+    level (``mde_alpha``, the level of its tally) after the family's adjustment, or that neither
+    is; ``""`` without a p-value. The tally counts every metric, so this can differ from it."""
+    p, delta = row.get("p_adjusted"), row.get("delta")
+    if p is None or delta is None or not (math.isfinite(p) and math.isfinite(delta)):
+        return ""
+    alpha = row.get("mde_alpha")
+    alpha = float(alpha) if alpha is not None and math.isfinite(alpha) else ALPHA
+    if p > alpha or delta == 0:
+        return "not significant"
+    return "characters significantly better" if delta > 0 else "word level significantly better"
+
+
 def _numbers(row: Mapping[str, Any], digits: int) -> str:
-    """The compared metric's delta, interval and adjusted p, as the answer table shows them."""
+    """The compared metric, named as the best configuration's, with what it alone shows
+    (:func:`_outcome`), its delta, interval and adjusted p, as the answer table shows them."""
     char = fmt_number(row["char_value"], digits) + (AT_CHANCE if _flag(row.get("char_at_chance")) else "")
     word = fmt_number(row["word_value"], digits) + (AT_CHANCE if _flag(row.get("word_at_chance")) else "")
-    text = f"{row['metric']} char {char} vs {row['word_segmenter']} {word}"
+    outcome = _outcome(row)
+    text = f"{row['metric']}, the best configuration's metric{f' ({outcome})' if outcome else ''}: "
+    text += f"char {char} vs {row['word_segmenter']} {word}"
     text += f", delta {signed(row['delta'], digits)}"
     if math.isfinite(row["delta_ci_low"]) and math.isfinite(row["delta_ci_high"]):
         text += f" [{signed(row['delta_ci_low'], digits)}, {signed(row['delta_ci_high'], digits)}]"

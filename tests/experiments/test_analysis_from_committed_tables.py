@@ -238,3 +238,22 @@ def test_headline_zero_delta_is_on_neither_side_even_with_a_small_p():
     head = li.headline(pd.DataFrame([row(0.0, 0.001), row(0.0, 0.5), row(-0.01, 0.04)]))
     (r,) = head.to_dict(orient="records")
     assert (r["comparisons"], r["char_ahead"], r["words_ahead"], r["char_significant"], r["words_significant"]) == (3, 0, 1, 0, 1)
+
+
+# ------------------------------------------------------------------ granularity sweeps
+
+SWEEPS = sorted(p for p in (REPO / "experiments" / "results" / "sweep").iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("folder", SWEEPS, ids=[p.name for p in SWEEPS])
+def test_a_committed_sweeps_verdict_is_what_its_answer_says(folder):
+    """The verdict of each committed sweep's ``summary.md`` is ``verdict_lines`` of the answer and
+    signature stored beside it: the sentences follow the code that words them."""
+    from metaeval.report.data import load_answer
+    from metaeval.report.text import md_escape
+    from metaeval.report.verdict import verdict_lines
+
+    signature = json.loads((folder / "signature.json").read_text(encoding="utf-8"))
+    expected = [f"- {md_escape(line)}" for line in verdict_lines(load_answer(folder / "results.tsv"), signature)]
+    summary = (folder / "summary.md").read_text(encoding="utf-8")
+    assert expected and summary.split("## Verdict\n\n")[1].split("\n\n")[0].splitlines() == expected

@@ -16,7 +16,8 @@ from tests.test_cli import ZH, run_cli, small_corpus
 
 SENTENCE = re.compile(
     r"^(Segment|System) level \((?P<kind>[^,]+), (?P<size>\d+) (segments|systems)\): (?P<claim>.*?) under "
-    r"(?P<stat>[a-z_]+(?: \([a-z]+\))?).*?; (?P<metric>\S+) char (?P<char>\S+) vs (?P<word>\S+) (?P<word_value>\S+), "
+    r"(?P<stat>[a-z_]+(?: \([a-z]+\))?).*?; (?P<metric>\S+), the best configuration's metric \((?P<outcome>[^)]*)\): "
+    r"char (?P<char>\S+) vs (?P<word>\S+) (?P<word_value>\S+), "
     r"delta (?P<delta>\S+) \[(?P<low>\S+), (?P<high>\S+)\], p adjusted (?P<p><?=?[0-9.]*[0-9])(?:;|\.$)"
 )
 
@@ -49,6 +50,10 @@ def check_sentences_against_table(out: str, lines_before: int = 15) -> list[re.M
         assert cells[5] == m["delta"]
         assert cells[6] == f"[{m['low']}, {m['high']}]"
         assert cells[8] == m["p"]
+        # what the compared metric alone shows follows from its own delta and adjusted p
+        significant = float(m["p"].lstrip("<=")) <= 0.05
+        side = "characters" if m["delta"].startswith("+") else "word level"
+        assert m["outcome"] == (f"{side} significantly better" if significant else "not significant"), m.group(0)
     return matches
 
 
@@ -112,14 +117,35 @@ def test_each_claim_in_words_by_hand():
     lines = verdict_lines(pd.DataFrame(rows), {"segments": 634, "systems": 12})
     assert lines == [
         "Segment level (da, 634 segments): characters are ahead of the best word level for 2 of 2 metrics under acc_eq (item) "
-        "(no intervals); bleu char 0.500 vs jieba 0.400, delta +0.100.",
+        "(no intervals); bleu, the best configuration's metric: char 0.500 vs jieba 0.400, delta +0.100.",
         "Segment level (esa, 634 segments): characters agree significantly better than the best word level for 2 of 2 metrics "
-        "under acc_eq (item); bleu char 0.500 vs jieba 0.400, delta +0.100 [+0.050, +0.150], p adjusted <0.000999; other "
+        "under acc_eq (item); bleu, the best configuration's metric (characters significantly better): char 0.500 vs jieba "
+        "0.400, delta +0.100 [+0.050, +0.150], p adjusted <0.000999; other "
         "statistics of this level: characters significantly better under 0 of 1, word level under 1.",
         "System level (esa, 12 systems): no significant difference between characters and the best word level under pearson "
-        "(characters ahead for 1 of 2 metrics); bleu char 0.500 vs jieba 0.400, delta +0.100 [+0.000, +0.200], p adjusted 0.500.",
+        "(characters ahead for 1 of 2 metrics); bleu, the best configuration's metric (not significant): char 0.500 vs jieba "
+        "0.400, delta +0.100 [+0.000, +0.200], p adjusted 0.500.",
         "Segment level (mqm, 634 segments): no comparison under acc_eq (item): no word-level segmenter to compare with.",
     ]
+
+
+def test_the_compared_metric_says_what_it_alone_shows_when_the_tally_says_otherwise():
+    """The tally counts every metric; the numbers quoted are the best configuration's metric's.
+    Where that metric is the exception (char significantly better on 5 of 6 metrics, but not on
+    chrF++, the metric of the best configuration), the sentence names its role and its own outcome
+    at the answer's level, so the negative delta does not read as evidence for the claim."""
+    row = answer_row(metric="chrf++", metrics=6, char_ahead=5, char_significant=5, word_segmenter="thulac", char_value=0.498,
+                     word_value=0.499, delta=-0.001, delta_ci_low=-0.003, delta_ci_high=0.0002, p_value=0.03, p_adjusted=0.134)  # fmt: skip
+    (line,) = verdict_lines(pd.DataFrame([row]), {"segments": 634})
+    assert "significantly better than the best word level for 5 of 6 metrics" in line
+    assert "; chrf++, the best configuration's metric (not significant): char 0.498 vs thulac 0.499, delta -0.001" in line
+    # significance is read at the answer's own level (mde_alpha), not at 0.05 whatever it was
+    strict = verdict_lines(pd.DataFrame([answer_row(p_adjusted=0.03, mde_alpha=0.01)]), {"segments": 634})[0]
+    assert "bleu, the best configuration's metric (not significant)" in strict
+    loose = verdict_lines(pd.DataFrame([answer_row(p_adjusted=0.03, mde_alpha=0.05)]), {"segments": 634})[0]
+    assert "bleu, the best configuration's metric (characters significantly better)" in loose
+    word = verdict_lines(pd.DataFrame([answer_row(delta=-0.1, p_adjusted=0.01)]), {"segments": 634})[0]
+    assert "bleu, the best configuration's metric (word level significantly better)" in word
 
 
 def test_a_chance_band_at_or_above_the_best_interval_is_said():
@@ -155,5 +181,5 @@ def test_glossary_names_what_the_page_shows(results):
 def test_the_answers_chance_flags_are_said_in_the_verdict():
     row = answer_row(char_at_chance=True, word_at_chance=True)
     (line,) = verdict_lines(pd.DataFrame([row]))
-    assert "bleu char 0.500° vs jieba 0.400°" in line
+    assert "bleu, the best configuration's metric (characters significantly better): char 0.500° vs jieba 0.400°" in line
     assert line.endswith("warning: the interval of char and the best word level is at or below chance (°).")
