@@ -7,7 +7,10 @@
 Needs the ``mutation`` extra (``pip install -e ".[mutation]"``) and the shared data (``../shared``
 or ``$METAEVAL_SHARED``: the golden tests skip without it and every metric mutant would survive).
 
-Each module runs in its own copy of the repository under ``mutation-runs/<module>/`` with the
+Every module of ``metaeval/``, ``segmenters/`` and ``corpora/`` belongs to one group of
+:data:`MODULES` (the files a part of a run is made of, such as the tie-aware statistics or the
+segmenters); ``tests/test_mutation_groups.py`` keeps it so when a module is added. Each group
+runs in its own copy of the repository under ``mutation-runs/<group>/`` with the
 tests listed for it in :data:`MODULES` (mutmut then runs, for each mutant, only those of them
 that call the mutated function). ``--sample N`` checks a seeded random sample of N mutants per
 module instead of all of them; the summary says which.
@@ -56,23 +59,76 @@ class Module:
     tests: tuple[str, ...]  # the tests run against it
 
 
-#: The statistics over arrays, and the modules that run them over configurations (metaeval/stats/).
-_ARRAY_STATISTICS = ("correlations", "weighted", "pairwise", "resampling", "significance", "grouping")
-_RUN_STATISTICS = (
-    "evaluate", "registry", "settings", "paired", "clusters", "itemstore", "human", "kendall", "tallies", "calibration",
-    "syspairs", "chance", "case", "checks", "result",
-)  # fmt: skip
+#: The statistics of metaeval/stats/, by what they compute.
+_ARRAY_STATISTICS = ("correlations", "weighted", "pairwise", "resampling", "significance", "grouping", "kendall", "reference")
+_TIE_STATISTICS = ("calibration", "tallies", "human", "case", "checks", "result", "itemstore")
+_PAIR_STATISTICS = ("syspairs", "clusters", "paired", "pairperm", "chance", "permuted", "power", "adjust", "systems/*")
+_RUN_STATISTICS = ("evaluate", "registry", "settings", "defaults", "__init__")
+#: Top-level modules of metaeval/, by the part of a run they serve.
+_ANSWER = ("answer", "doclevel", "subsets")
+_SWEEP = ("sweep", "slope")
+_STUDIES = ("studies", "studyspec", "systems", "systemrank/*")
+_SCORING = ("scoring", "scoretable", "scoreresult", "segmenting", "store", "statsstore", "reuse", "compute", "lazyjit",
+            "paths", "forms", "errors", "versions", "api", "__init__", "__main__")  # fmt: skip
+
+
+def _group(folder: str, names: tuple[str, ...], tests: tuple[str, ...]) -> Module:
+    """The files ``folder/NAME.py`` (or a subpackage ``NAME/*``) and the mutant names of their functions."""
+    files = tuple(f"{folder}/{n}" if n.endswith("*") else f"{folder}/{n}.py" for n in names)
+    package = folder.replace("/", ".")
+    globs: list[str] = []
+    for n in names:
+        if n in ("__init__", "__main__"):  # mutmut names a package's own functions after the package
+            globs += [f"{package}.x_*", f"{package}.x\u01c1*"] if n == "__init__" else [f"{package}.__main__.*"]
+        else:
+            globs.append(f"{package}.{n.replace('/', '.')}" if n.endswith("*") else f"{package}.{n}.*")
+    return Module(files, tuple(globs), tests)
+
+
 MODULES = {
-    "metaeval/stats/ (statistics over arrays)": Module(
-        tuple(f"metaeval/stats/{m}.py" for m in _ARRAY_STATISTICS), tuple(f"metaeval.stats.{m}.*" for m in _ARRAY_STATISTICS),
+    "metaeval/stats/ (statistics over arrays)": _group(
+        "metaeval/stats", _ARRAY_STATISTICS,
         ("tests/test_correlation.py", "tests/test_correlation_edges.py", "tests/test_paired_tests.py", "tests/test_tiestats.py",
-         "tests/test_cli_correlate_options.py"),
+         "tests/test_pdp.py", "tests/test_grouped_p_values.py", "tests/test_cli_correlate_options.py", "tests/properties/"),
     ),
-    "metaeval/stats/ (a run)": Module(
-        tuple(f"metaeval/stats/{m}.py" for m in _RUN_STATISTICS), tuple(f"metaeval.stats.{m}.*" for m in _RUN_STATISTICS),
+    "metaeval/stats/ (tie-aware statistics)": _group(
+        "metaeval/stats", _TIE_STATISTICS,
+        ("tests/test_tiestats.py", "tests/test_evaluate.py", "tests/test_evaluate_notes.py", "tests/test_statistics_registry.py",
+         "tests/test_cli_correlate_options.py", "tests/properties/"),
+    ),
+    "metaeval/stats/ (system pairs, chance, power, adjustment)": _group(
+        "metaeval/stats", _PAIR_STATISTICS,
+        ("tests/test_chance.py", "tests/test_power.py", "tests/test_adjust.py", "tests/test_pairs_permutation.py",
+         "tests/test_paired_tests.py", "tests/test_resample.py", "tests/systemrank/", "tests/test_cli_comparisons_options.py",
+         "tests/properties/"),
+    ),
+    "metaeval/stats/ (a run)": _group(
+        "metaeval/stats", _RUN_STATISTICS,
         ("tests/test_evaluate.py", "tests/test_cli_correlate_options.py", "tests/test_cli_comparisons_options.py",
-         "tests/test_evaluate_notes.py", "tests/test_tiestats.py", "tests/test_statistics_registry.py",
+         "tests/test_evaluate_notes.py", "tests/test_tiestats.py", "tests/test_statistics_registry.py", "tests/test_option_effects.py",
          "tests/test_cli.py::test_cache_dir_keeps_segmentations_and_changes_no_number"),
+    ),
+    "metaeval/ (answer, document level, subsets)": _group(
+        "metaeval", _ANSWER,
+        ("tests/test_answer.py", "tests/test_doclevel.py", "tests/test_by_subsets.py", "tests/report/test_at_chance.py",
+         "tests/test_power.py", "tests/test_adjust.py"),
+    ),
+    "metaeval/ (sweep, slope)": _group("metaeval", _SWEEP, ("tests/test_sweep.py", "tests/test_slope.py")),
+    "metaeval/ (studies, system leaderboards)": _group(
+        "metaeval", _STUDIES, ("tests/test_study.py", "tests/systemrank/", "tests/experiments/test_systems_results.py"),
+    ),
+    "metaeval/ (scoring, segmenting, store, API)": _group(
+        "metaeval", _SCORING,
+        ("tests/test_scoring.py", "tests/test_segmenting.py", "tests/test_store.py", "tests/test_api.py", "tests/test_paths.py",
+         "tests/test_compute.py", "tests/test_lazyjit.py", "tests/test_parallel.py", "tests/test_combined_references.py",
+         "tests/robustness/test_normalisation_forms.py", "tests/robustness/test_faults.py"),
+    ),
+    "metaeval/report/": Module(("metaeval/report/*",), ("metaeval.report.*",), ("tests/report/",)),
+    "metaeval/segmenters/": Module(("metaeval/segmenters/*",), ("metaeval.segmenters.*",), ("tests/segmenters/",)),
+    "metaeval/corpora/": Module(
+        ("metaeval/corpora/*",), ("metaeval.corpora.*",),
+        ("tests/corpora/", "tests/robustness/test_input_files.py", "tests/robustness/test_hostile_files.py",
+         "tests/robustness/test_judgment_format_hint.py"),
     ),
     "metaeval/equivalence.py": Module(("metaeval/equivalence.py",), ("metaeval.equivalence.*",),
                                       ("tests/test_equivalence.py", "tests/test_equivalence_edges.py")),
@@ -296,6 +352,7 @@ def summary() -> int:
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     survivors, listed_equivalent = [], []
+    by_file: dict[str, Counter] = {}
     for label, module in MODULES.items():
         work = RUNS / _slug(label)
         plan_path = work / "mutation-plan.json"
@@ -315,6 +372,8 @@ def summary() -> int:
             elif status == "survived":
                 survivors.append(name)
             counts[status] += 1
+            tally = by_file.setdefault(f"{label}\t{_module_of(name)}", Counter())
+            tally["killed" if status in KILLED or status == "killed by a new test" else status] += 1
         checked = sum(v for k, v in counts.items() if k != "not checked")
         killed = sum(counts[k] for k in KILLED)
         verified = counts["killed by a new test"]
@@ -331,6 +390,16 @@ def summary() -> int:
             f"{counts['killed']}{f' + {verified}' if verified else ''} | "
             f"{counts['timeout']} | {counts['survived']} | {counts['equivalent']} | {counts['no tests']} | {pct} | {interval} |"
         )
+    if by_file:
+        lines += ["", "## Per file", "",
+                  "The sample of each group above, by the file its mutants were drawn from (a file with few",
+                  "mutants can be absent from a group's sample of 60).", "",
+                  "| group | module | checked | killed | survived | equivalent | no tests |", "|---|---|---:|---:|---:|---:|---:|"]
+        for key in sorted(by_file, key=lambda k: (list(MODULES).index(k.split("\t")[0]), k)):
+            label, name = key.split("\t")
+            c = by_file[key]
+            lines.append(f"| {label} | `{name}` | {sum(v for k, v in c.items() if k != 'not checked')} | {c['killed']} | "
+                         f"{c['survived']} | {c['equivalent']} | {c['no tests']} |")
     if listed_equivalent:
         lines += ["", "## Equivalent mutants", "", "| mutant | why no result can change |", "|---|---|"]
         lines += [f"| `{n}` | {equivalent[n]} |" for n in sorted(listed_equivalent)]
@@ -362,6 +431,12 @@ def _planted_section() -> list[str]:
              "committed tree and runs the tests named:", "",
              "| defect | tests run | outcome | first failing test |", "|---|---|---|---|"]
     return lines + [f"| {r[0]} | {r[1]} | {r[2]} | `{r[3]}` |" if r[3] else f"| {r[0]} | {r[1]} | {r[2]} | |" for r in rows]
+
+
+def _module_of(mutant: str) -> str:
+    """The module a mutant's name belongs to: ``metaeval.stats.chance`` for
+    ``metaeval.stats.chance.x_chance_levels__mutmut_3``, the package for its ``__init__``."""
+    return re.split(r"\.x[_\u01c1]", mutant, maxsplit=1)[0]
 
 
 def _has_runs() -> bool:

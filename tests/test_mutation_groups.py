@@ -1,0 +1,50 @@
+"""Every module of the package belongs to a group of the mutation run (``tools/mutation.py``),
+so that no module is left out of ``tools/mutation-summary.md`` when one is added."""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _mutation():
+    spec = importlib.util.spec_from_file_location("mutation_tool", REPO / "tools" / "mutation.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("mutation_tool", module)  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_module_is_in_exactly_one_group_and_every_group_names_existing_files_and_tests():
+    mutation = _mutation()
+    tracked = subprocess.run(["git", "ls-files", "metaeval", "segmenters", "corpora", "experiments"], cwd=REPO,
+                             capture_output=True, text=True, check=True).stdout.split()  # fmt: skip
+    installed = [mutation._installed_path(f) for f in tracked if f.endswith(".py")]
+    package = [f for f in installed if f.startswith("metaeval/")]
+    owners = {f: [label for label, m in mutation.MODULES.items() if any(fnmatch.fnmatch(f, g) for g in m.files)] for f in package}
+    assert [f for f, labels in owners.items() if len(labels) != 1] == []
+    for label, module in mutation.MODULES.items():
+        for glob in module.files:
+            assert any(fnmatch.fnmatch(f, glob) for f in installed), (label, glob)
+        for test in module.tests:
+            assert (REPO / test.split("::")[0]).exists(), (label, test)
+
+
+def test_a_mutant_is_counted_in_the_group_of_its_module():
+    mutation = _mutation()
+
+    def groups(name: str) -> list[str]:
+        return [label for label, m in mutation.MODULES.items() if any(fnmatch.fnmatch(name, g) for g in m.names)]
+
+    assert groups("metaeval.stats.chance.x_chance_levels__mutmut_3") == ["metaeval/stats/ (system pairs, chance, power, adjustment)"]
+    assert groups("metaeval.stats.systems.ranks.x_ranks__mutmut_1") == ["metaeval/stats/ (system pairs, chance, power, adjustment)"]
+    assert groups("metaeval.x_available__mutmut_2") == ["metaeval/ (scoring, segmenting, store, API)"]
+    assert groups("metaeval.segmenters.cjk.xǁCJKǁsegment__mutmut_7") == ["metaeval/segmenters/"]
+    assert groups("metaeval.answer.x_answer__mutmut_1") == ["metaeval/ (answer, document level, subsets)"]
+    assert mutation._module_of("metaeval.stats.systems.ranks.x_ranks__mutmut_1") == "metaeval.stats.systems.ranks"
+    assert mutation._module_of("metaeval.xǁStoreǁget__mutmut_4") == "metaeval"
