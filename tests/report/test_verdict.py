@@ -148,6 +148,29 @@ def test_the_compared_metric_says_what_it_alone_shows_when_the_tally_says_otherw
     assert "bleu, the best configuration's metric (word level significantly better)" in word
 
 
+def test_word_level_ahead_and_mixed_claims_by_hand():
+    word = answer_row(char_ahead=0, char_significant=0, word_significant=2, delta=-0.1, p_adjusted=0.001)
+    mixed = answer_row(judgment_kind="mqm", char_ahead=1, char_significant=1, word_significant=1, p_adjusted=0.2)
+    lines = verdict_lines(pd.DataFrame([word, mixed]), {"segments": 634})
+    assert lines[0].startswith(
+        "Segment level (esa, 634 segments): the best word level agrees significantly better than characters for 2 of 2 "
+        "metrics under acc_eq (item); bleu, the best configuration's metric (word level significantly better): "
+    )  # fmt: skip
+    assert lines[1].startswith(
+        "Segment level (mqm, 634 segments): mixed under acc_eq (item): characters significantly better for 1 and word "
+        "level for 1 of 2 metrics; bleu, the best configuration's metric (not significant): "
+    )  # fmt: skip
+
+
+def test_a_statistic_outside_the_lead_list_leads_when_alone_and_several_datasets_are_named():
+    rows = [answer_row(dataset="a", statistic="kendall_acc23", grouping="none"), answer_row(dataset="b", level="doc")]
+    lines = verdict_lines(pd.DataFrame(rows), by_dataset={"a": {"segments": 40}, "b": {"segments": 20}})
+    assert lines[0].startswith("Segment level (a, esa, 40 segments): characters agree significantly better than the best "
+                               "word level for 2 of 2 metrics under kendall_acc23;")  # fmt: skip
+    assert lines[1].startswith("Document level (b, esa): characters agree")
+    assert lines[1].endswith("warning: only 20 segments (fewer than 30), too few to carry the claim.")
+
+
 def test_a_chance_band_at_or_above_the_best_interval_is_said():
     row = answer_row()
     assert chance_warning(row, None) == ""
