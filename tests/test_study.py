@@ -343,3 +343,54 @@ def test_the_workers_keep_segmentation_models_across_a_studys_datasets(tmp_path,
     asked.clear()
     api.run(data / "a", ["char"], ["bleu"], bootstrap=20)
     assert asked == [False]
+
+
+# --- what a dataset entry selects (in the process) -------------------------------------------
+
+
+def test_a_datasets_systems_references_and_judgments_are_the_ones_evaluated(tmp_path):
+    """``systems``, ``references`` and ``judgments`` of a ``[[dataset]]`` give the numbers of
+    ``metaeval.api.run`` on that subset of the corpus with those judgments, and ``datasets=``
+    runs the named ones only (an unknown name is a usage error naming the known ones)."""
+    import pandas as pd
+
+    from metaeval.api import read_corpus, read_judgments
+    from metaeval.api import run as api_run
+    from metaeval.errors import UsageError
+    from metaeval.studies import run_study
+    from tests.robustness._helpers import HYPS, judgments_tsv
+
+    hyps = {**HYPS, "s4": ["猫坐着。", "今天下雨了。", "你好，世界。", "晚安。"]}
+    make_corpus(tmp_path / "tiny", hyps, esa={"s1": [90, 80, 85, 95], "s2": [60, 70, 50, 65], "s3": [30, 20, 15, 25],
+                                              "s4": [10, 5, 12, 8]})  # fmt: skip
+    write(tmp_path / "tiny" / "ref.B.zh", lines(HYPS["s2"]))  # a second reference that s2 matches word for word
+    # judgments of another file, of the three systems studied: s4 best, then s2, s1 (the folder's own: s4 worst)
+    other = write(tmp_path / "other.tsv", judgments_tsv({"s1": [50, 55, 60, 52], "s2": [70, 72, 68, 75], "s4": [90, 95, 92, 91]}))
+    spec = write(tmp_path / "study.toml", '[study]\nout = "out"\nbootstrap = 20\nsegmenters = ["char"]\nmetrics = ["bleu"]\n\n'
+                 '[[dataset]]\nname = "all"\npath = "tiny"\n\n'
+                 '[[dataset]]\nname = "part"\npath = "tiny"\nsystems = ["s1", "s2", "s4"]\nreferences = ["A"]\n'
+                 'judgments = "other.tsv"\n')  # fmt: skip
+    result = run_study(spec, datasets=["part"], jobs=1)
+    assert [d.name for d, _ in result.runs] == ["part"]
+    studied = pd.read_csv(tmp_path / "out" / "results.tsv", sep="\t")
+    assert set(studied.dataset) == {"part"}
+    corpus, own = read_corpus(tmp_path / "tiny")
+    expected = api_run(corpus.subset(systems=["s1", "s2", "s4"], references=["A"]), ["char"], ["bleu"],
+                       judgments=read_judgments(other), bootstrap=20, seed=12345)  # fmt: skip
+    assert list(studied.statistic) == list(expected.results.statistic)
+    np.testing.assert_allclose(studied.value.to_numpy(float), expected.results.value.to_numpy(float), rtol=5e-6, equal_nan=True)
+    # the metric scores are those of the three systems against reference A alone (with B too, s2
+    # would score 1 everywhere), so a study that ignored the keys differs
+    scores = result.runs[0][1].scores
+    pd.testing.assert_frame_equal(scores, expected.scores)
+    assert sorted(scores.system.unique()) == ["s1", "s2", "s4"]
+    whole = api_run(corpus, ["char"], ["bleu"], judgments=own, bootstrap=20, seed=12345).scores
+    both_refs = whole[whole.system.isin(["s1", "s2", "s4"])].reset_index(drop=True)
+    assert not np.allclose(both_refs.score.to_numpy(float), scores.score.to_numpy(float))
+    # the other file's judgments, not the folder's, are the human side
+    assert sorted(result.runs[0][1].judgments.table.system.unique()) == ["s1", "s2", "s4"]
+    kinds = result.runs[0][1].judgments.table
+    assert kinds[kinds.system == "s4"].iloc[:, -1].astype(float).min() >= 90
+    with pytest.raises(UsageError, match=r"no dataset named 'parts'; datasets: all, part"):
+        run_study(spec, datasets=["parts"], out=tmp_path / "elsewhere")
+    assert not (tmp_path / "elsewhere").exists()
