@@ -259,3 +259,29 @@ def test_cli_williams_needs_pearson(capsys, tmp_path) -> None:
     code = main([*_golden_args(), "--statistic", "seg:acc_eq", "--bootstrap", "0", "--compare", "williams",
                  "--comparisons", str(tmp_path / "w.tsv")])  # fmt: skip
     assert code == 2 and "Williams" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_the_calibration_curve_is_acc23_at_every_threshold_by_brute_force(sparse, monkeypatch) -> None:
+    """Both ways of binning the sweep (a dense array below ``BLOCK`` cells, sparse parts above it,
+    which only very large runs reach) give, for every group and candidate threshold eps, the share
+    of pairs the metric gets right when it ties the pairs it separates by at most eps: concordant
+    and untied, or tied by both (acc23, Deutsch et al. 2023), counted pair by pair."""
+    import metaeval.stats.calibration as calibration
+
+    if sparse:
+        monkeypatch.setattr(calibration, "BLOCK", 0)
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 6, size=(4, 7)).astype(float) / 4  # many metric and human ties
+    y = rng.integers(0, 3, size=(4, 7)).astype(float)
+    cal = calibration.calibrate(x, y)
+    curve = cal.base[:, None] + np.cumsum(cal.gain.toarray(), axis=1)
+    for g in range(x.shape[0]):
+        for k, eps in enumerate(cal.thresholds):
+            right = total = 0
+            for i, j in itertools.combinations(range(x.shape[1]), 2):
+                dx, dy = x[g, i] - x[g, j], y[g, i] - y[g, j]
+                metric_tie = abs(dx) <= eps
+                right += (metric_tie and dy == 0) or (not metric_tie and dy != 0 and np.sign(dx) == np.sign(dy))
+                total += 1
+            assert curve[g, k] == pytest.approx(right / total, abs=1e-12), (g, k, eps)
