@@ -11,11 +11,18 @@ process and fail with one message naming the command, the limit and the slowdown
 starts a process once the slowdown is measured, so that the process does not slow the measurement.
 :func:`within` checks a duration against a scaled limit and, before failing, measures the slowdown
 again (the load changes during a long test run).
+
+A Python process started by :func:`run` or :func:`popen` has :mod:`faulthandler` on
+(``PYTHONFAULTHANDLER``); one still running at its limit is sent SIGABRT first, so that the
+failure shows where each of its threads was (a hang and a slow machine look alike otherwise),
+then killed.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
+import signal
 import statistics
 import subprocess
 import sys
@@ -65,33 +72,56 @@ def _why(seconds: float, factor: float) -> str:
             f"started in {starts} against {IDLE_START_SECONDS:g} s idle")
 
 
-def run(argv: Sequence[Any], *, timeout: float, **kwargs: Any) -> subprocess.CompletedProcess:
+def _with_faulthandler(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` with ``PYTHONFAULTHANDLER=1`` in the environment (a Python process then writes
+    its threads' stacks on SIGABRT; other programs ignore it)."""
+    env = dict(kwargs.get("env") if kwargs.get("env") is not None else os.environ)
+    env.setdefault("PYTHONFAULTHANDLER", "1")
+    return {**kwargs, "env": env}
+
+
+def run(argv: Sequence[Any], *, timeout: float, input: Any = None, capture_output: bool = False, check: bool = False,
+        **kwargs: Any) -> subprocess.CompletedProcess:
     """``subprocess.run(argv, **kwargs)`` given ``scaled(timeout)`` seconds; a process still
-    running then is killed and the test fails with one message."""
+    running then is stopped as :func:`communicate` does and the test fails with one message."""
     limit = scaled(timeout)
-    try:
-        return subprocess.run([str(a) for a in argv], timeout=limit, **kwargs)
-    except subprocess.TimeoutExpired:
-        _timed_out(argv, limit, timeout)
+    if capture_output:
+        kwargs.update(stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if input is not None:
+        kwargs["stdin"] = subprocess.PIPE
+    with subprocess.Popen([str(a) for a in argv], **_with_faulthandler(kwargs)) as process:
+        out, err = communicate(process, timeout=timeout, input=input, limit=limit)
+    done = subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    if check:
+        done.check_returncode()
+    return done
 
 
 def popen(argv: Sequence[Any], **kwargs: Any) -> subprocess.Popen:
     """``subprocess.Popen(argv, **kwargs)``, once the slowdown is measured (so that the
     measurement does not include this process's own load)."""
     slowdown()
-    return subprocess.Popen([str(a) for a in argv], **kwargs)
+    return subprocess.Popen([str(a) for a in argv], **_with_faulthandler(kwargs))
 
 
-def communicate(process: subprocess.Popen, *, timeout: float) -> tuple[Any, Any]:
+def communicate(process: subprocess.Popen, *, timeout: float, input: Any = None, limit: float | None = None) -> tuple[Any, Any]:
     """``process.communicate()`` given ``scaled(timeout)`` seconds; a process still running then is
-    killed and the test fails with one message."""
-    limit = scaled(timeout)
+    sent SIGABRT (its threads' stacks, where faulthandler is on), killed, and the test fails with
+    one message and those stacks."""
+    limit = scaled(timeout) if limit is None else limit
     try:
-        return process.communicate(timeout=limit)
+        return process.communicate(input=input, timeout=limit)
     except subprocess.TimeoutExpired:
+        stacks = ""
+        try:
+            process.send_signal(signal.SIGABRT)
+            _, err = process.communicate(timeout=30)
+            stacks = err if isinstance(err, str) else (err or b"").decode("utf-8", "replace")
+        except subprocess.TimeoutExpired:
+            pass
         process.kill()
         process.communicate()
-        _timed_out(process.args, limit, timeout)
+        _timed_out(process.args, limit, timeout, stacks)
 
 
 def within(elapsed: float, seconds: float, what: str) -> None:
@@ -104,8 +134,11 @@ def within(elapsed: float, seconds: float, what: str) -> None:
         pytest.fail(f"{what} took {elapsed:.1f} s, over {seconds * factor:.1f} s ({_why(seconds, factor)})", pytrace=False)
 
 
-def _timed_out(argv: Any, limit: float, timeout: float) -> NoReturn:
+def _timed_out(argv: Any, limit: float, timeout: float, stacks: str = "") -> NoReturn:
     text = shlex.join(map(str, argv)) if isinstance(argv, (list, tuple)) else str(argv)
     shown = text if len(text) <= 300 else text[:297] + "..."
-    pytest.fail(f"{shown} did not end within {limit:.0f} s ({_why(timeout, slowdown())}): it hangs, or the machine is slower still now",
-                pytrace=False)  # fmt: skip
+    now = slowdown(again=True)
+    message = (f"{shown} did not end within {limit:.0f} s ({_why(timeout, now)}): it hangs, or the machine is slower still now")
+    if "Fatal Python error" in stacks:
+        message += "\nwhere its threads were at the limit (SIGABRT, faulthandler):\n" + stacks[stacks.index("Fatal Python error"):][-6000:]
+    pytest.fail(message, pytrace=False)
