@@ -166,7 +166,7 @@ def test_an_interrupt_swallowed_by_a_finalizer_is_delivered_again(monkeypatch):
     ("Exception ignored in ...") and goes on; the command delivers it again, so it unwinds."""
     from metaeval.cli import signals
 
-    previous = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGPIPE)}
+    previous = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGPIPE, signal.SIGINT, signal.SIGALRM)}
     monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)  # restored after the test
     try:
         signals.install_signal_handlers()
@@ -181,8 +181,60 @@ def test_an_interrupt_swallowed_by_a_finalizer_is_delivered_again(monkeypatch):
             while time.monotonic() < deadline:  # the interrupt delivered again lands here
                 pass
     finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signals.SIGNALS.update(running=False, interrupted=False)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+#: A command whose unwinding never ends: it swallows every interrupt (as a library's bare
+#: ``except:`` would), or it reported the interrupt and then hangs at exit.
+STUCK = """
+import atexit, sys, time
+from metaeval.cli import signals
+signals.GIVE_UP_SECONDS = 1.0
+signals.install_signal_handlers()
+if sys.argv[1] == "swallows":
+    deadline, ready = time.monotonic() + 60, False
+    while time.monotonic() < deadline:
+        try:
+            if not ready:
+                ready = print("ready", flush=True) or True
+            time.sleep(0.01)
+        except KeyboardInterrupt:
+            pass
+else:
+    atexit.register(time.sleep, 60)
+    try:
+        print("ready", flush=True)
+        time.sleep(60)
+    except KeyboardInterrupt:
+        print(signals.interrupted_line(), file=sys.stderr, flush=True)
+        signals.SIGNALS["running"] = False
+        signals.cancel_redeliveries()
+        sys.exit(130)
+"""
+
+
+@pytest.mark.parametrize("how", ["swallows", "hangs-at-exit"])
+def test_a_command_that_cannot_unwind_ends_a_set_time_after_the_interrupt(how):
+    """Whatever holds up the unwinding (an interrupt swallowed by a library, a stuck clean-up at
+    exit), the process ends GIVE_UP_SECONDS after the interrupt with exit status 130 and one
+    line, which says so when the command could not say it itself; never a hang."""
+    process = popen([sys.executable, "-c", STUCK, how], cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)),
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    assert process.stdout.readline() == "ready\n"
+    process.send_signal(signal.SIGTERM)
+    sent = time.monotonic()
+    _, err = communicate(process, timeout=60)
+    within(time.monotonic() - sent, 10, "ending after the time limit of the unwinding")
+    assert time.monotonic() - sent >= 1.0
+    assert process.returncode == 130
+    if how == "swallows":
+        assert err.splitlines() == ["metaeval: interrupted; no output was written; stopped 1 s after the interrupt without "
+                                    "finishing its clean-up (temporary .tmp files may remain)"]  # fmt: skip
+    else:
+        assert err.splitlines() == ["metaeval: interrupted; no output was written"]
 
 
 def test_an_error_caused_by_the_interrupt_is_reported_as_the_interrupt(monkeypatch, capsys):
