@@ -489,14 +489,16 @@ def _pending_outcome(name: str) -> str:
     return ""
 
 
-def verify() -> int:
-    """For each mutant in mutation-pending.tsv: apply its diff to a copy of HEAD, run the test
-    named for it, record the outcome (mutmut itself runs only the tests its stats saw calling
-    the function, so a rerun needs a full stats run of the module's tests)."""
+def verify(names: list[str] | None = None) -> int:
+    """For each mutant in mutation-pending.tsv (or only ``names`` of them): apply its diff to a
+    copy of HEAD, run the test named for it, record the outcome (mutmut itself runs only the
+    tests its stats saw calling the function, so a rerun needs a full stats run of the module's
+    tests)."""
     import tempfile
 
     env = _env()
-    rows = [r for r in csv.reader(PENDING.open(encoding="utf-8"), delimiter="\t") if r and not r[0].startswith("#")]
+    all_rows = [r for r in csv.reader(PENDING.open(encoding="utf-8"), delimiter="\t") if r and not r[0].startswith("#")]
+    rows = [r for r in all_rows if not names or r[0] in names]
     with tempfile.TemporaryDirectory(prefix="metaeval-verify-") as tmp:
         archive = subprocess.run(["git", "archive", "HEAD"], cwd=REPO, capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
@@ -506,6 +508,9 @@ def verify() -> int:
             shown = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=RUNS / _slug(label),
                                    capture_output=True, text=True).stdout
             diff = shown[shown.index("\n---") + 1 :] if "\n---" in shown else ""
+            # the run's copy is laid out as installed: its metaeval/segmenters is the repository's segmenters
+            diff = "\n".join(re.sub(rf"^(---|\+\+\+) (a/|b/)?metaeval/({'|'.join(MAPPED)})/", r"\1 \2\3/", line)
+                             for line in diff.split("\n"))  # fmt: skip
             patched = subprocess.run(["patch", "-p0", "-s"], cwd=tmp, input=diff, text=True).returncode == 0
             if not patched:
                 outcome = "the diff does not apply"
@@ -518,7 +523,7 @@ def verify() -> int:
             print(f"{name}\t{outcome}", flush=True)
     with PENDING.open("w", encoding="utf-8") as handle:
         handle.write("# mutant\ttest added to kill it\toutcome of the test with the mutant applied (python tools/mutation.py verify)\n")
-        handle.writelines("\t".join(r) + "\n" for r in rows)
+        handle.writelines("\t".join(r) + "\n" for r in all_rows)
     return summary()
 
 
@@ -622,7 +627,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-children", type=int, default=2)
     sub.add_parser("summary", help="write the summary from the last runs")
     sub.add_parser("planted", help="check that the tests catch each planted defect (see PLANTS)")
-    sub.add_parser("verify", help="run the tests named in mutation-pending.tsv with each mutant applied")
+    p = sub.add_parser("verify", help="run the tests named in mutation-pending.tsv with each mutant applied")
+    p.add_argument("names", nargs="*", help="only these mutants (default: every one listed)")
     args = parser.parse_args(argv)
     labels = getattr(args, "modules", None) or ([args.module] if args.command == "rerun" else list(MODULES))
     unknown = [m for m in labels if m not in MODULES]
@@ -635,7 +641,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "planted":
         return planted()
     if args.command == "verify":
-        return verify()
+        return verify(args.names)
     return summary()
 
 
