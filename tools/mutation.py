@@ -489,6 +489,17 @@ def _pending_outcome(name: str) -> str:
     return ""
 
 
+def _extract_as_installed(folder: Path) -> None:
+    """HEAD in ``folder``, laid out as installed (``segmenters/`` also as ``metaeval/segmenters``,
+    as in the mutation runs' copies), so that the tests there import the copy's subpackages: an
+    editable install of the repository would otherwise give ``metaeval.segmenters`` from its own
+    checkout."""
+    archive = subprocess.run(["git", "archive", "HEAD"], cwd=REPO, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    for top in MAPPED:
+        shutil.copytree(folder / top, folder / "metaeval" / top)
+
+
 def verify(names: list[str] | None = None) -> int:
     """For each mutant in mutation-pending.tsv (or only ``names`` of them): apply its diff to a
     copy of HEAD, run the test named for it, record the outcome (mutmut itself runs only the
@@ -500,17 +511,13 @@ def verify(names: list[str] | None = None) -> int:
     all_rows = [r for r in csv.reader(PENDING.open(encoding="utf-8"), delimiter="\t") if r and not r[0].startswith("#")]
     rows = [r for r in all_rows if not names or r[0] in names]
     with tempfile.TemporaryDirectory(prefix="metaeval-verify-") as tmp:
-        archive = subprocess.run(["git", "archive", "HEAD"], cwd=REPO, capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        _extract_as_installed(Path(tmp))
         for row in rows:
             name, test = row[0], row[1].split()[0]
             label = next(lb for lb, m in MODULES.items() if any(fnmatch.fnmatch(name, g) for g in m.names))
             shown = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=RUNS / _slug(label),
                                    capture_output=True, text=True).stdout
             diff = shown[shown.index("\n---") + 1 :] if "\n---" in shown else ""
-            # the run's copy is laid out as installed: its metaeval/segmenters is the repository's segmenters
-            diff = "\n".join(re.sub(rf"^(---|\+\+\+) (a/|b/)?metaeval/({'|'.join(MAPPED)})/", r"\1 \2\3/", line)
-                             for line in diff.split("\n"))  # fmt: skip
             patched = subprocess.run(["patch", "-p0", "-s"], cwd=tmp, input=diff, text=True).returncode == 0
             if not patched:
                 outcome = "the diff does not apply"
@@ -574,8 +581,7 @@ def planted() -> int:
     env = _env()
     rows = []
     with tempfile.TemporaryDirectory(prefix="metaeval-planted-") as tmp:
-        archive = subprocess.run(["git", "archive", "HEAD"], cwd=REPO, capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        _extract_as_installed(Path(tmp))
         for label, path, edits, tests in PLANTS:
             target = Path(tmp) / path
             original = target.read_text(encoding="utf-8")
