@@ -188,7 +188,7 @@ def test_interrupted_study_resumes_to_the_bytes_of_an_uninterrupted_one(tmp_path
 
     env = dict(os.environ, PYTHONPATH=str(REPO))
     process = popen([sys.executable, "-m", "metaeval", "study", str(tmp_path / "resumed" / "study.toml"), "--jobs", "1"],
-                    cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+                    cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, interrupted=True)  # fmt: skip
     items = tmp_path / "resumed" / "out" / "store" / "items"
     deadline = time.monotonic() + scaled(300)
     while not (items.is_dir() and any(items.rglob("*.npz"))) and process.poll() is None and time.monotonic() < deadline:

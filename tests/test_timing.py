@@ -43,3 +43,14 @@ def test_hypothesis_examples_have_no_deadline():
     from hypothesis import settings
 
     assert settings().deadline is None
+
+
+def test_a_process_the_test_will_interrupt_is_not_measured_by_coverage(monkeypatch):
+    """coverage.py's tracer lock can be left held by the KeyboardInterrupt of a signal handler
+    (tests.timing.popen): a process a test interrupts runs without it; others keep it."""
+    monkeypatch.setenv(timing.COVERAGE_CHILD, "config")
+    show = [sys.executable, "-c", f"import os; print(os.environ.get({timing.COVERAGE_CHILD!r}))"]
+    for interrupted, seen in ((True, "None"), (False, "config")):
+        process = timing.popen(show, stdout=subprocess.PIPE, text=True, interrupted=interrupted)
+        out, _ = timing.communicate(process, timeout=60)
+        assert out.strip() == seen

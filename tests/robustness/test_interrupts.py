@@ -80,7 +80,8 @@ def _interrupt(argv: list[str], signum: int, work: float = WORK_BEFORE_SIGNAL) -
     """Start ``metaeval argv``, once its handlers are installed let it and its workers use ``work``
     CPU-seconds (noting its child processes), send ``signum``; return the seconds from the signal
     to its end, its exit status, stdout, stderr and the children seen."""
-    proc = popen([sys.executable, "-m", "metaeval", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    proc = popen([sys.executable, "-m", "metaeval", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                 interrupted=True)
     workers: list[int] = []
     try:
         deadline = time.monotonic() + scaled(60)
@@ -222,7 +223,7 @@ def test_a_command_that_cannot_unwind_ends_a_set_time_after_the_interrupt(how):
     exit), the process ends GIVE_UP_SECONDS after the interrupt with exit status 130 and one
     line, which says so when the command could not say it itself; never a hang."""
     process = popen([sys.executable, "-c", STUCK, how], cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)),
-                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, interrupted=True)  # fmt: skip
     assert process.stdout.readline() == "ready\n"
     process.send_signal(signal.SIGTERM)
     sent = time.monotonic()

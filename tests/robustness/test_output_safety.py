@@ -129,7 +129,7 @@ def test_sigterm_during_run_leaves_no_partial_file(corpus, tmp_path):
     proc = popen(
         [*METAEVAL, "run", str(corpus), "-s", "char", "-m", "bleu", "--bootstrap", "100000",
          "-q", "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, interrupted=True,
     )  # fmt: skip
     try:
         deadline = time.monotonic() + scaled(30)
