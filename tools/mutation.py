@@ -372,9 +372,14 @@ def summary() -> int:
             elif status == "survived":
                 survivors.append(name)
             counts[status] += 1
+            if status == "not checked":
+                continue
             tally = by_file.setdefault(f"{label}\t{_module_of(name)}", Counter())
             tally["killed" if status in KILLED or status == "killed by a new test" else status] += 1
         checked = sum(v for k, v in counts.items() if k != "not checked")
+        if checked == 0:  # mutmut stopped before its first mutant (its clean run of the tests failed)
+            lines.append(f"| {label} | | {plan['generated']} | {plan['help_text_only']} | not run | | | | | | | |")
+            continue
         killed = sum(counts[k] for k in KILLED)
         verified = counts["killed by a new test"]
         killed += verified
@@ -384,6 +389,8 @@ def summary() -> int:
         interval = f"{100 * low:.0f}–{100 * high:.0f}" if base else "-"
         sampled = (f"{checked} of {plan['generated'] - plan['help_text_only']} ({plan['seed']})" if plan["sample"]
                    else str(checked))
+        if checked < len(plan["chosen"]):  # the run was stopped: the rest of the drawn sample was not run
+            sampled += f"; run stopped, {len(plan['chosen']) - checked} of the {len(plan['chosen'])} drawn not run"
         tests = ", ".join(f"`{t}`" for t in module.tests)
         lines.append(
             f"| {label} | {tests} | {plan['generated']} | {plan['help_text_only']} | {sampled} | "
@@ -456,25 +463,22 @@ def _update_planted_section() -> None:
 
 
 NOTES = [
+    "- Every module of `metaeval/`, `segmenters/` and `corpora/` is in one group (`tests/test_mutation_groups.py`",
+    "  keeps it so); *Per file* shows which files each group's sample drew from. A group marked *not run* has no",
+    "  run at this commit: the last sample of `metaeval/correlation.py`, `evaluate.py`, `equivalence.py`,",
+    "  `metrics/`, `cli.py` and `experiments/` (commit `70da8c4`, before the statistics moved to",
+    "  `metaeval/stats/` and the CLI to `metaeval/cli/`) is in this file's history.",
     "- *experiments/* counts the analysis functions of both studies (Li et al. 2011: `char_vs_word`,",
     "  `dataset_markdown`, `headline`, `summary_markdown`, `references_markdown`, `tie_rates`, `ties_markdown`;",
     "  Denoual & Lepage 2005: `_tagged`, `chars_per_word`, `summary`), not the pipelines (`main`, `run_dataset`,",
     "  `run_all`), plots and runtime files, which only the slow reruns of the studies reach.",
     "- mutmut runs against a mutant only the tests its stats run saw calling the mutated function, and it",
     "  sees calls in the test process only: a test that runs the console script in a subprocess is never",
-    "  run against the mutant (\"no tests\"). The command-line tests in the selections call",
-    "  `metaeval.cli.main` in the process; `tests/robustness/test_output_safety.py`, which runs the script,",
-    "  is left out.",
+    "  run against the mutant (\"no tests\"). `verify` runs the test named in `tools/mutation-pending.tsv`",
+    "  on a copy of HEAD with the mutant applied, laid out as installed like the runs' copies.",
     "- Each module runs in its own copy of the tree, laid out as installed: `segmenters/` and `corpora/`",
     "  are copied to `metaeval/segmenters` and `metaeval/corpora`, so mutmut's `mutants/` holds them.",
-    "- *cli.py*: its selection holds the tests of `correlate`, `run`, `score` and the usage errors; tests",
-    "  of `list`, `sweep`, `study` and `equivalence` options were checked with `verify`. Left: two *no",
-    "  tests* mutants (`study --scheduler`, `sweep --kind`, whose tests need a Dask scheduler or a full",
-    "  sweep) and two survivors: `_check_output__mutmut_22` renames the option in the message for a",
-    "  folder that is not writable, which a test run as root cannot make; `_emit_results__mutmut_26` only",
-    "  acts on a rendering without a final newline, which no format produces today.",
-    "- Survivors of the first run were killed by tests added afterwards and checked with `rerun`; the",
-    "  mutants run are listed in `mutation-runs/<module>/mutation-plan.json` (not committed; the same seed",
+    "- The mutants run are listed in `mutation-runs/<group>/mutation-plan.json` (not committed; the same seed",
     "  draws the same sample from the same source).",
 ]
 
