@@ -84,13 +84,12 @@ def run(argv: Sequence[Any], *, timeout: float, input: Any = None, capture_outpu
         **kwargs: Any) -> subprocess.CompletedProcess:
     """``subprocess.run(argv, **kwargs)`` given ``scaled(timeout)`` seconds; a process still
     running then is stopped as :func:`communicate` does and the test fails with one message."""
-    limit = scaled(timeout)
     if capture_output:
         kwargs.update(stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if input is not None:
         kwargs["stdin"] = subprocess.PIPE
-    with subprocess.Popen([str(a) for a in argv], **_with_faulthandler(kwargs)) as process:
-        out, err = communicate(process, timeout=timeout, input=input, limit=limit)
+    with popen(argv, **kwargs) as process:
+        out, err = communicate(process, timeout=timeout, input=input)
     done = subprocess.CompletedProcess(process.args, process.returncode, out, err)
     if check:
         done.check_returncode()
@@ -117,11 +116,11 @@ def popen(argv: Sequence[Any], *, interrupted: bool = False, **kwargs: Any) -> s
     return subprocess.Popen([str(a) for a in argv], **kwargs)
 
 
-def communicate(process: subprocess.Popen, *, timeout: float, input: Any = None, limit: float | None = None) -> tuple[Any, Any]:
+def communicate(process: subprocess.Popen, *, timeout: float, input: Any = None) -> tuple[Any, Any]:
     """``process.communicate()`` given ``scaled(timeout)`` seconds; a process still running then is
     sent SIGABRT (its threads' stacks, where faulthandler is on), killed, and the test fails with
     one message and those stacks."""
-    limit = scaled(timeout) if limit is None else limit
+    limit = scaled(timeout)
     try:
         return process.communicate(input=input, timeout=limit)
     except subprocess.TimeoutExpired:
@@ -150,8 +149,7 @@ def within(elapsed: float, seconds: float, what: str) -> None:
 def _timed_out(argv: Any, limit: float, timeout: float, stacks: str = "") -> NoReturn:
     text = shlex.join(map(str, argv)) if isinstance(argv, (list, tuple)) else str(argv)
     shown = text if len(text) <= 300 else text[:297] + "..."
-    now = slowdown(again=True)
-    message = (f"{shown} did not end within {limit:.0f} s ({_why(timeout, now)}): it hangs, or the machine is slower still now")
+    message = f"{shown} did not end within {limit:.0f} s ({_why(timeout, slowdown())}): it hangs, or the machine is slower still now"
     if "Fatal Python error" in stacks:
         message += "\nwhere its threads were at the limit (SIGABRT, faulthandler):\n" + stacks[stacks.index("Fatal Python error"):][-6000:]
     pytest.fail(message, pytrace=False)
