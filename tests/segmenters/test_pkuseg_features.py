@@ -70,6 +70,19 @@ def test_empty_piece_gives_no_words(instance) -> None:
     assert instance.cut("") == []
 
 
+def test_dictionary_words_longer_than_the_longest_word_feature_are_not_features(instance) -> None:
+    """pkuseg's dictionary holds words longer than ``wordMax`` (6), which its word features never
+    look at: a span is searched only up to that length."""
+    longest = instance._cut._lengths[0]
+    text = "老吾老以及人之老，幼吾幼以及人之幼。"
+    assert "幼吾幼以及人之幼" in instance.feature_extractor.unigram and len("幼吾幼以及人之幼") > longest
+    nodes = list(instance.feature_extractor.normalize_text(text))
+    assert our_features(instance, nodes) == pkusegs_features(instance, nodes)
+    ours = instance.cut(text)
+    with pkusegs_own(instance):
+        assert ours == instance.cut(text)
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.text(alphabet=st.sampled_from("中国人民共和的了是我在有他这为之大来以个不一上们到说国年2019ＡＢａｂ１２-._,|/*:&A z"),
                max_size=40))
