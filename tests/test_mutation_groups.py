@@ -48,3 +48,21 @@ def test_a_mutant_is_counted_in_the_group_of_its_module():
     assert groups("metaeval.answer.x_answer__mutmut_1") == ["metaeval/ (answer, document level, subsets)"]
     assert mutation._module_of("metaeval.stats.systems.ranks.x_ranks__mutmut_1") == "metaeval.stats.systems.ranks"
     assert mutation._module_of("metaeval.xǁStoreǁget__mutmut_4") == "metaeval"
+
+
+def test_verify_applies_a_methods_diff_by_its_text_and_gives_the_file_back(tmp_path):
+    """mutmut shows a method dedented, with line numbers counted from the function: ``verify``
+    finds the old lines at the one indentation where they occur once."""
+    mutation = _mutation()
+    source = "class A:\n    def f(self):\n        x = 1\n        return x + 1\n\n\ndef f():\n    return 2\n"
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(source, encoding="utf-8")
+    diff = "--- pkg/m.py\n+++ pkg/m.py\n@@ -1,3 +1,3 @@\n def f(self):\n     x = 1\n-    return x + 1\n+    return x - 1\n"
+    assert mutation._apply(tmp_path, diff) == source
+    assert (tmp_path / "pkg" / "m.py").read_text(encoding="utf-8") == source.replace("x + 1", "x - 1")
+    part = "--- pkg/m.py\n+++ pkg/m.py\n@@ -1,1 +1,1 @@\n-x\n+y\n"  # "x" is only part of lines
+    assert mutation._apply(tmp_path, part) is None
+    (tmp_path / "pkg" / "m.py").write_text(source + "\n\ndef g():\n    return 2\n", encoding="utf-8")
+    twice = "--- pkg/m.py\n+++ pkg/m.py\n@@ -1,1 +1,1 @@\n-return 2\n+return 3\n"  # in f and in g
+    assert mutation._apply(tmp_path, twice) is None
+    assert mutation._apply(tmp_path, diff.replace("pkg/m.py", "pkg/none.py")) is None

@@ -512,6 +512,30 @@ def _extract_as_installed(folder: Path) -> None:
         shutil.copytree(folder / top, folder / "metaeval" / top)
 
 
+def _apply(folder: Path, diff: str) -> str | None:
+    """Apply mutmut's diff of one function in ``folder``; the file's text before it, or None.
+
+    mutmut numbers a hunk's lines from the function, and shows a method without its class's
+    indentation, so ``patch`` fails on most of them: the hunk's old lines are found instead by
+    their text, as whole lines at the one indentation where they occur exactly once."""
+    lines = diff.splitlines()
+    target = next((line[4:].split("\t")[0] for line in lines if line.startswith("--- ")), None)
+    if target is None or not (folder / target).is_file():
+        return None
+    body = [line for line in lines if line[:1] in (" ", "-", "+") and not line.startswith(("--- ", "+++ "))]
+    old = [line[1:] for line in body if line[:1] in (" ", "-")]
+    new = [line[1:] for line in body if line[:1] in (" ", "+")]
+    text = (folder / target).read_text(encoding="utf-8")
+    framed = f"\n{text}\n"  # whole lines only
+    for indent in ("", "    ", "        "):
+        block = "\n" + "\n".join(indent + line if line else line for line in old) + "\n"
+        if framed.count(block) == 1:
+            changed = framed.replace(block, "\n" + "\n".join(indent + line if line else line for line in new) + "\n")
+            (folder / target).write_text(changed[1:-1], encoding="utf-8")
+            return text
+    return None
+
+
 def verify(names: list[str] | None = None) -> int:
     """For each mutant in mutation-pending.tsv (or only ``names`` of them): apply its diff to a
     copy of HEAD, run the test named for it, record the outcome (mutmut itself runs only the
@@ -530,13 +554,14 @@ def verify(names: list[str] | None = None) -> int:
             shown = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=RUNS / _slug(label),
                                    capture_output=True, text=True).stdout
             diff = shown[shown.index("\n---") + 1 :] if "\n---" in shown else ""
-            patched = subprocess.run(["patch", "-p0", "-s"], cwd=tmp, input=diff, text=True).returncode == 0
-            if not patched:
+            before = _apply(Path(tmp), diff)
+            if before is None:
                 outcome = "the diff does not apply"
             else:
                 done = subprocess.run(["nice", "-n", "10", sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test],
                                       cwd=tmp, env=env, capture_output=True, text=True)
-                subprocess.run(["patch", "-p0", "-R", "-s"], cwd=tmp, input=diff, text=True, check=True)
+                target = next(line[4:].split("\t")[0] for line in diff.splitlines() if line.startswith("--- "))
+                (Path(tmp) / target).write_text(before, encoding="utf-8")
                 outcome = re.sub(r" in [0-9.]+s.*", "", done.stdout.strip().splitlines()[-1])
             row[2:] = [outcome]
             print(f"{name}\t{outcome}", flush=True)
