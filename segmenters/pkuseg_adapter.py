@@ -1,8 +1,9 @@
 """``pkuseg``: pkuseg 0.0.25 with its bundled default (mixed-domain) model and dictionary.
 
 Only ``pkuseg.pkuseg()`` with no model name is used: the named domain models are downloaded
-on first use and fail offline. Loading takes about 2.4 s and 790 MB, so the model is loaded
-once per process, on first use, and shared by every ``pkuseg`` segmenter. Its per-piece tagger
+on first use and fail offline. Loading takes about 2.4 s and 690 MB (pkuseg's set of word
+pairs, which only its training reads, is dropped), so the model is loaded once per process, on
+first use, and shared by every ``pkuseg`` segmenter. Its per-piece tagger
 is replaced by :mod:`metaeval.segmenters.pkuseg_features`, which finds the same features
 (2.7 times as fast, ``python -m benchmarks.pkuseg_tagger``) and so gives the same tokens;
 everything else is pkuseg's own.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from metaeval.errors import MetaevalError
 from metaeval.segmenters._deps import fingerprint, module_dir, require, require_installed, version
 from metaeval.segmenters.base import Segmenter
 from metaeval.segmenters.registry import register
@@ -21,6 +23,22 @@ _LOCK = threading.Lock()
 _MODEL: Any = None
 #: Files of the bundled default model and dictionary, relative to the package folder.
 MODEL_FILES = ("models/default/features.pkl", "models/default/weights.npz", "dicts/default.pkl")
+
+
+class TrainingOnly:
+    """Stands for a part of pkuseg's feature extractor that only its training reads.
+
+    pkuseg 0.0.25 reads ``feature_extractor.bigram`` (1.1 million word pairs, 134 MB) only
+    when it builds training features (``get_node_features``); segmenting reads
+    ``feature_to_idx`` and ``unigram`` (``__get_node_features_idx``). The set is dropped when the
+    model is loaded, and any use of it is an error rather than a silently different feature."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __contains__(self, item: object) -> bool:
+        raise MetaevalError(f"pkuseg's {self.name!r} set was dropped after loading (only training reads it); "
+                            f"this pkuseg ({version('pkuseg')}) reads it while segmenting")
 
 
 def model() -> Any:
@@ -32,6 +50,7 @@ def model() -> Any:
             from metaeval.segmenters import pkuseg_features
 
             instance = pkuseg.pkuseg()
+            instance.feature_extractor.bigram = TrainingOnly("bigram")
             pkuseg_features.install(instance)
             _MODEL = instance
         return _MODEL

@@ -65,6 +65,17 @@ def test_tokens_are_pkusegs_on_real_text(instance, zh_refs: list[str]) -> None:
     assert ours == theirs
 
 
+def test_the_word_pair_set_only_training_reads_is_dropped(instance) -> None:
+    """pkuseg's own tagger runs in this module's comparisons with the set dropped: segmenting
+    does not read it, and a use of it would fail rather than drop features."""
+    from metaeval.errors import MetaevalError
+
+    assert isinstance(instance.feature_extractor.bigram, pkuseg_adapter.TrainingOnly)
+    with pytest.raises(MetaevalError, match="'bigram' set was dropped after loading"):
+        "我*爱" in instance.feature_extractor.bigram  # noqa: B015
+    with pkusegs_own(instance):
+        assert instance.cut("我爱北京天安门") == ["我", "爱", "北京", "天安门"]
+
 def test_empty_piece_gives_no_words(instance) -> None:
     assert instance._cut("") == []
     assert instance.cut("") == []
