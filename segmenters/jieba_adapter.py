@@ -4,7 +4,8 @@ unknown words (jieba 0.42 ``Tokenizer.cut(text, HMM=...)``).
 The segmenters use a private ``jieba.Tokenizer`` whose prefix dictionary is built in memory
 from the bundled ``dict.txt`` with ``Tokenizer.gen_pfdict``, and marked initialised, so
 jieba's own initialisation, which writes ``jieba.cache`` to the temp folder and logs to
-stderr, never runs. The dictionary is read once per process and shared.
+stderr, never runs. The dictionary is read once per process and shared, and let go by
+``release()`` (a worker that has segmented its texts).
 """
 
 from __future__ import annotations
@@ -39,6 +40,13 @@ def _prefix_dict(jieba: Any) -> tuple[dict[str, int], int]:
         return _PREFIX_DICT
 
 
+def release_dictionary() -> None:
+    """Drop the process-wide prefix dictionary (about 67 MB; freed once no tokenizer refers to it)."""
+    global _PREFIX_DICT
+    with _LOCK:
+        _PREFIX_DICT = None
+
+
 class _JiebaSegmenter(Segmenter):
     hmm: bool
 
@@ -62,6 +70,11 @@ class _JiebaSegmenter(Segmenter):
 
     def _segment(self, text: str) -> list[str]:
         return list(self._load().cut(text, HMM=self.hmm))
+
+    def release(self) -> None:
+        """Forget the tokenizer here and the shared dictionary process-wide."""
+        self._tokenizer = None
+        release_dictionary()
 
     def options_signature(self) -> str:
         return "hmm:yes" if self.hmm else "hmm:no"

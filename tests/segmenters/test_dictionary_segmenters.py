@@ -60,6 +60,16 @@ def test_jieba_builds_its_dictionary_silently_and_writes_no_cache(
     assert capfd.readouterr() == ("", "")
 
 
+def test_jieba_lets_go_of_its_dictionary_when_released_and_reads_it_again() -> None:
+    seg = segmenters.get("jieba")
+    before = seg("我来到北京清华大学")
+    shared = jieba_adapter._PREFIX_DICT
+    assert shared is not None and seg._tokenizer.FREQ is shared[0]
+    seg.release()
+    assert seg._tokenizer is None and jieba_adapter._PREFIX_DICT is None
+    assert seg("我来到北京清华大学") == before == ["我", "来到", "北京", "清华大学"]
+    assert jieba_adapter._PREFIX_DICT is not None and jieba_adapter._PREFIX_DICT is not shared
+
 def test_jieba_signature_names_version_dictionary_and_hmm() -> None:
     sig = segmenters.get("jieba").signature()
     # dict.txt of jieba 0.42.1 has 5071852 bytes.
