@@ -195,13 +195,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--measure", action="store_true", help="measure the CPU-time targets now (about 15 minutes)")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--skip", default="", help="rows not to measure: li2011, bleu (comma-separated)")
+    parser.add_argument("--skip", default="", help="rows not to measure, their stored figures kept and marked: li2011, bleu (comma-separated)")
     parser.add_argument("--wait-quiet", type=float, default=0.0, help="wait up to this many seconds for a quiet machine")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     if args.measure:
         cpu_targets.wait_quiet(args.wait_quiet)
-        entry = cpu_targets.measure(args.repeat, {s.strip() for s in args.skip.split(",") if s.strip()})
+        skipped = {s.strip() for s in args.skip.split(",") if s.strip()}
+        entry = cpu_targets.measure(args.repeat, skipped)
+        previous = read_results(args.out).get(cpu_targets.KEY) if args.out.exists() else None
+        entry = cpu_targets.carry_over(entry, previous, skipped)
         print(cpu_targets.markdown(entry))
         update_key(cpu_targets.KEY, cpu_targets.stored_entry(entry), args.out)
         print(f"written: {args.out} [{cpu_targets.KEY}]")

@@ -109,6 +109,24 @@ def test_wall_clock_ratios_measured_under_load_are_not_stored():
     assert cpu_targets.stored_entry(_cpu_entry(0.1)) == _cpu_entry(0.1)
 
 
+def test_rows_left_out_with_skip_keep_their_stored_figures_marked_as_earlier():
+    from benchmarks import cpu_targets
+
+    previous = cpu_targets.stored_entry(_cpu_entry(3.0))
+    now = {k: v for k, v in _cpu_entry(0.1).items() if k not in ("li2011_rounds", "bleu_process")}
+    kept = cpu_targets.carry_over(now, previous, {"li2011", "bleu"})
+    assert kept["li2011_rounds"] == previous["li2011_rounds"] and kept["bleu_process"] == previous["bleu_process"]
+    rows = {measure: measured for measure, measured, _, _ in cpu_targets.rows(kept)}
+    note = " (not measured this time: kept from an earlier measurement, load average 3.00 at its start)"
+    assert rows["li2011 study (`benchmarks/li2011_study.toml`), empty store, default `--jobs`"] == "160.0 CPU-s; efficiency not stored" + note
+    assert rows["BLEU orders 1..30, characters, whole processes"] == "2.00 CPU-s against 90.0 for sacrebleu: 45.0×" + note
+    # carried again by a later skip, it keeps the load average of the run that measured it
+    again = cpu_targets.carry_over(now, kept, {"bleu"})
+    assert again["carried_over"] == {"bleu_process": "load average 3.00"} and "li2011_rounds" not in again
+    # a row measured this time is not replaced, and nothing is carried from nothing
+    assert cpu_targets.carry_over(_cpu_entry(0.1), previous, {"bleu"}) == _cpu_entry(0.1)
+    assert cpu_targets.carry_over(now, None, {"li2011", "bleu"}) == now
+
 def test_scaling_document_is_generated_from_the_committed_results():
     from benchmarks.scaling import DOC, document
 
