@@ -285,3 +285,12 @@ def test_the_calibration_curve_is_acc23_at_every_threshold_by_brute_force(sparse
                 right += (metric_tie and dy == 0) or (not metric_tie and dy != 0 and np.sign(dx) == np.sign(dy))
                 total += 1
             assert curve[g, k] == pytest.approx(right / total, abs=1e-12), (g, k, eps)
+
+
+def test_a_calibration_over_no_groups_has_only_the_threshold_zero() -> None:
+    """No group (every item left out, e.g. with fewer than two systems): nothing to sweep, and the
+    one candidate threshold is eps = 0, with no gain."""
+    import metaeval.stats.calibration as calibration
+
+    cal = calibration.calibrate(np.zeros((0, 4)), np.zeros((0, 4)))
+    assert cal.thresholds.tolist() == [0.0] and cal.base.shape == (0,) and cal.gain.shape == (0, 1)
