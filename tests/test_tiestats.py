@@ -294,3 +294,13 @@ def test_a_calibration_over_no_groups_has_only_the_threshold_zero() -> None:
 
     cal = calibration.calibrate(np.zeros((0, 4)), np.zeros((0, 4)))
     assert cal.thresholds.tolist() == [0.0] and cal.base.shape == (0,) and cal.gain.shape == (0, 1)
+
+
+def test_tau_b_of_a_perfect_order_is_exactly_one_in_either_direction() -> None:
+    """C / sqrt(C) / sqrt(C) can round to 1 + 1 ulp (3 or 4 systems, among others): the value is
+    kept within [-1, 1], so a reversed order gives -1.0 exactly, as scipy does."""
+    for n in range(2, 40):
+        m, h = one_item(list(range(n)), list(range(n)))
+        assert tie_statistic(m, h, "kendall_b").value == 1.0, n
+        m, h = one_item(list(range(n)), list(range(n, 0, -1)))
+        assert tie_statistic(m, h, "kendall_b").value == -1.0 == scipy.stats.kendalltau(range(n), range(n, 0, -1))[0], n
