@@ -66,3 +66,15 @@ def test_verify_applies_a_methods_diff_by_its_text_and_gives_the_file_back(tmp_p
     twice = "--- pkg/m.py\n+++ pkg/m.py\n@@ -1,1 +1,1 @@\n-return 2\n+return 3\n"  # in f and in g
     assert mutation._apply(tmp_path, twice) is None
     assert mutation._apply(tmp_path, diff.replace("pkg/m.py", "pkg/none.py")) is None
+
+
+def test_a_survivor_counts_as_killed_only_by_a_test_that_failed_with_the_mutant_and_passed_without(tmp_path, monkeypatch):
+    mutation = _mutation()
+    pending = tmp_path / "pending.tsv"
+    pending.write_text("# mutant\ttest\toutcome\n"
+                       "a\ttests/x.py::t\t1 failed, 2 passed\n"
+                       "b\ttests/x.py::t\tthe test fails without the mutant (1 failed)\n"
+                       "c\ttests/x.py::t\t1 passed\n"
+                       "d\ttests/x.py::t\tthe diff does not apply\n", encoding="utf-8")
+    monkeypatch.setattr(mutation, "PENDING", pending)
+    assert [n for n in "abcde" if mutation._killed_by_pending(n)] == ["a"]

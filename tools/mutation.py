@@ -372,7 +372,7 @@ def summary() -> int:
         counts: Counter = Counter()
         for name in plan["chosen"]:
             status = STATUS.get(codes.get(name), f"exit {codes.get(name)}")
-            if status in ("survived", "no tests") and "failed" in _pending_outcome(name):
+            if status in ("survived", "no tests") and _killed_by_pending(name):
                 status = "killed by a new test"
             elif status in ("survived", "no tests") and name in equivalent:
                 status = "equivalent"
@@ -425,7 +425,7 @@ def summary() -> int:
                   "the test is named (`tools/mutation-pending.tsv`).", ""]
         lines += [f"- `{n}`" + (f": {pending[n]}" if n in pending else "") +
                   (f" — with the mutant applied: {_pending_outcome(n)}" if _pending_outcome(n) else "") for n in sorted(survivors)]
-    verified_names = sorted(n for n in _equivalent(PENDING) if "failed" in _pending_outcome(n))
+    verified_names = sorted(n for n in _equivalent(PENDING) if _killed_by_pending(n))
     if verified_names:
         lines += ["", "## Killed by a test added after the run (`verify`)", ""]
         lines += [f"- `{n}`: {_equivalent(PENDING)[n]} — with the mutant applied: {_pending_outcome(n)}" for n in verified_names]
@@ -501,6 +501,12 @@ def _pending_outcome(name: str) -> str:
     return ""
 
 
+def _killed_by_pending(name: str) -> bool:
+    """Whether ``verify`` saw the test added for ``name`` fail with the mutant applied (and
+    pass without it: a test failing on HEAD is recorded as such, not as a kill)."""
+    return re.match(r"\d+ failed", _pending_outcome(name)) is not None
+
+
 def _extract_as_installed(folder: Path) -> None:
     """HEAD in ``folder``, laid out as installed (``segmenters/`` also as ``metaeval/segmenters``,
     as in the mutation runs' copies), so that the tests there import the copy's subpackages: an
@@ -537,8 +543,9 @@ def _apply(folder: Path, diff: str) -> str | None:
 
 
 def verify(names: list[str] | None = None) -> int:
-    """For each mutant in mutation-pending.tsv (or only ``names`` of them): apply its diff to a
-    copy of HEAD, run the test named for it, record the outcome (mutmut itself runs only the
+    """For each mutant in mutation-pending.tsv (or only ``names`` of them): run the test named
+    for it on a copy of HEAD (it must pass there), apply the mutant's diff, run it again, record
+    the outcome (mutmut itself runs only the
     tests its stats saw calling the function, so a rerun needs a full stats run of the module's
     tests)."""
     import tempfile
@@ -548,21 +555,29 @@ def verify(names: list[str] | None = None) -> int:
     rows = [r for r in all_rows if not names or r[0] in names]
     with tempfile.TemporaryDirectory(prefix="metaeval-verify-") as tmp:
         _extract_as_installed(Path(tmp))
+
+        def pytest(test: str) -> str:
+            done = subprocess.run(["nice", "-n", "10", sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test],
+                                  cwd=tmp, env=env, capture_output=True, text=True)
+            return re.sub(r" in [0-9.]+s.*", "", done.stdout.strip().splitlines()[-1])
+
+        clean: dict[str, str] = {}
         for row in rows:
             name, test = row[0], row[1].split()[0]
             label = next(lb for lb, m in MODULES.items() if any(fnmatch.fnmatch(name, g) for g in m.names))
             shown = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=RUNS / _slug(label),
                                    capture_output=True, text=True).stdout
             diff = shown[shown.index("\n---") + 1 :] if "\n---" in shown else ""
-            before = _apply(Path(tmp), diff)
+            if test not in clean:
+                clean[test] = pytest(test)  # a test that fails without the mutant proves nothing
+            before = None if "failed" in clean[test] or "error" in clean[test] else _apply(Path(tmp), diff)
             if before is None:
-                outcome = "the diff does not apply"
+                outcome = (f"the test fails without the mutant ({clean[test]})" if "failed" in clean[test] or "error" in clean[test]
+                           else "the diff does not apply")
             else:
-                done = subprocess.run(["nice", "-n", "10", sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test],
-                                      cwd=tmp, env=env, capture_output=True, text=True)
+                outcome = pytest(test)
                 target = next(line[4:].split("\t")[0] for line in diff.splitlines() if line.startswith("--- "))
                 (Path(tmp) / target).write_text(before, encoding="utf-8")
-                outcome = re.sub(r" in [0-9.]+s.*", "", done.stdout.strip().splitlines()[-1])
             row[2:] = [outcome]
             print(f"{name}\t{outcome}", flush=True)
     with PENDING.open("w", encoding="utf-8") as handle:
