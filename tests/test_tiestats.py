@@ -305,3 +305,18 @@ def test_tau_b_of_a_perfect_order_is_scipys_and_within_one_in_either_direction()
             m, h = one_item(human, list(range(n)))
             value = tie_statistic(m, h, "kendall_b").value
             assert value == scipy.stats.kendalltau(range(n), human)[0] and -1.0 <= value <= 1.0, (n, value)
+
+
+def test_given_system_scores_leave_out_the_systems_they_do_not_score() -> None:
+    """With segment judgments and given system-level scores of the same kind, the system level
+    takes the systems the given column scores: one with no row in it, or a NaN there, is left
+    out rather than read as a score."""
+    from metaeval.corpora.model import Judgments
+    from metaeval.stats.human import human_side
+
+    table = pd.DataFrame([(str(seg), system, "", "esa", float(value)) for seg in range(3) for system, value in zip("ABC", (1, 2, 3))],
+                         columns=["seg_id", "system", "judge", "kind", "value"])  # fmt: skip
+    given = pd.DataFrame({"esa": [10.0, np.nan]}, index=pd.Index(["A", "B"], name="system"))
+    side = human_side(Judgments(table, system_scores=given), "esa", ["A", "B", "C"], ["0", "1", "2"], "segment", None)
+    assert side.sys_systems == ["A"] and side.sys.tolist() == [10.0] and side.sys_human == "given"
+    assert side.systems == ["A", "B", "C"]  # the segment level keeps all three
