@@ -127,3 +127,21 @@ def test_constant_means_relative_variance_at_most_1e_12():
     # 1e-7 apart: variance 2.5e-15, constant
     flat = correlate_vectors(np.array([1.0, 1.0 - 1e-7, 1.0, 1.0 - 1e-7]), human, "pearson")
     assert flat.undefined_reason == "constant metric scores over 4 items"
+
+
+def test_the_tied_share_of_two_values_is_their_one_pair() -> None:
+    from metaeval.stats.reference import tied_share
+
+    assert tied_share(np.array([1.0, 1.0])) == (1.0, 2) and tied_share(np.array([1.0, 2.0])) == (0.0, 2)
+    assert tied_share(np.array([1.0, 1.0, 2.0, np.nan])) == (pytest.approx(1 / 3), 3)  # 1 tied pair of 3
+    share, n = tied_share(np.array([1.0, np.nan]))
+    assert math.isnan(share) and n == 1
+
+
+def test_drawn_systems_are_taken_per_resample_row() -> None:
+    from metaeval.stats.resampling import drawn
+
+    values = np.array([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])  # [n_samples, n_sys]
+    draws = np.array([[2, 2, 0], [1, 0, 0]])
+    assert drawn(values, draws).tolist() == [[3.0, 3.0, 1.0], [20.0, 10.0, 10.0]]
+    assert drawn(np.array([1.0, 2.0, 3.0]), draws).tolist() == [[3.0, 3.0, 1.0], [2.0, 1.0, 1.0]]

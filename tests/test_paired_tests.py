@@ -179,3 +179,10 @@ def test_permutation_rejects_bad_arguments() -> None:
         paired_permutation_test(lambda v: 0.0, m, m, np.random.default_rng(0), 0)
     with pytest.raises(UsageError, match="differ in shape"):
         paired_permutation_test(lambda v: 0.0, m, np.ones((3, 2)), np.random.default_rng(0), 5)
+
+
+def test_no_resample_defined_on_both_sides_gives_no_p_value_and_keeps_both_values() -> None:
+    a = corr(0.6, [np.nan, 0.5, np.nan])
+    b = corr(0.4, [0.3, np.nan, np.nan])
+    test = paired_bootstrap_test(a, b)
+    assert (test.value_a, test.value_b, test.delta) == (0.6, 0.4, pytest.approx(0.2)) and math.isnan(test.p_value)
