@@ -145,3 +145,13 @@ def test_drawn_systems_are_taken_per_resample_row() -> None:
     draws = np.array([[2, 2, 0], [1, 0, 0]])
     assert drawn(values, draws).tolist() == [[3.0, 3.0, 1.0], [20.0, 10.0, 10.0]]
     assert drawn(np.array([1.0, 2.0, 3.0]), draws).tolist() == [[3.0, 3.0, 1.0], [2.0, 1.0, 1.0]]
+
+
+def test_one_bootstrap_sample_is_allowed_and_none_is_an_error() -> None:
+    from metaeval.stats.resampling import bootstrap_indices
+
+    draws = bootstrap_indices(5, 1, np.random.default_rng(0))
+    assert draws.shape == (1, 5) and ((draws >= 0) & (draws < 5)).all()
+    for items, samples in ((0, 10), (5, 0)):
+        with pytest.raises(UsageError, match=f"got {items} items, {samples} samples"):
+            bootstrap_indices(items, samples, np.random.default_rng(0))

@@ -320,3 +320,14 @@ def test_given_system_scores_leave_out_the_systems_they_do_not_score() -> None:
     side = human_side(Judgments(table, system_scores=given), "esa", ["A", "B", "C"], ["0", "1", "2"], "segment", None)
     assert side.sys_systems == ["A"] and side.sys.tolist() == [10.0] and side.sys_human == "given"
     assert side.systems == ["A", "B", "C"]  # the segment level keeps all three
+
+
+def test_a_resample_without_an_untied_pair_is_nan_in_float_samples() -> None:
+    """Pooled tau-b over resampled segments: a resample drawing only a segment where the metric
+    ties every system has no pair the metric orders, so its value is NaN, in a float array."""
+    rng = np.random.default_rng(1)
+    metric, human = rng.random((4, 6)), rng.integers(0, 3, (4, 6)).astype(float)
+    metric[:, 0] = 0.5
+    weights = np.array([[1, 1, 1, 1, 1, 1], [6, 0, 0, 0, 0, 0], [0, 2, 2, 0, 1, 1]], float)
+    samples = tie_statistic(metric, human, "kendall_b", "none", weights=weights).samples
+    assert samples.dtype == np.float64 and math.isnan(samples[1]) and not np.isnan(samples[[0, 2]]).any()
