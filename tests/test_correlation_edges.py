@@ -155,3 +155,14 @@ def test_one_bootstrap_sample_is_allowed_and_none_is_an_error() -> None:
     for items, samples in ((0, 10), (5, 0)):
         with pytest.raises(UsageError, match=f"got {items} items, {samples} samples"):
             bootstrap_indices(items, samples, np.random.default_rng(0))
+
+
+def test_a_resample_constant_within_the_relative_tolerance_has_no_pearson() -> None:
+    """A resample counts as constant as a score vector does (variance at most 1e-12 of the
+    squared largest magnitude): 10 systems spread by 1e-7 have variance 8.25e-14, and give NaN,
+    while a spread of 1e-6 (8.25e-12) is a correlation."""
+    human = np.arange(10.0)
+    metric = np.linspace(0.0, 1.0, 10)
+    samples = np.array([1.0 + 1e-7 * np.arange(10.0), 1.0 + 1e-6 * np.arange(10.0)])
+    result = system_correlation(metric, human, "pearson", metric_samples=samples)
+    assert math.isnan(result.samples[0]) and result.samples[1] == pytest.approx(1.0)

@@ -4,6 +4,7 @@ definition written here, Pearson's r where the two coincide, and exact bootstrap
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pandas as pd
@@ -111,3 +112,13 @@ def test_pdp_at_system_level_is_pearson_of_the_system_scores(capsys) -> None:
     ours = pd.read_csv(pd.io.common.StringIO(out), sep="\t", comment="#", keep_default_na=False)
     pdp, pearson = (ours[ours.statistic == name].set_index("config").value for name in ("pdp", "pearson"))
     assert len(pdp) == 3 and (pdp == pearson).all()
+
+
+def test_humans_constant_within_every_segment_leave_pdp_undefined_whatever_their_means() -> None:
+    """Each segment's human scores are one value (0.1 and 0.7, whose means of three are 0.1 +
+    1.4e-17 and 0.7 - 1.1e-16): every pair differs by 0 on the human side, so the value is
+    undefined; a group's constancy is its own, not measured against other groups."""
+    metric = np.array([[0.2, 0.5], [0.4, 0.1], [0.9, 0.3]])
+    human = np.array([[0.1, 0.7], [0.1, 0.7], [0.1, 0.7]])
+    result = pairwise_difference_pearson(metric, human, "item")
+    assert math.isnan(result.value) and result.undefined_reason == "pdp: constant human scores within every segment"
