@@ -12,7 +12,7 @@ import pytest
 import scipy.stats
 
 from metaeval.cli import main
-from metaeval.stats.resampling import resample_weights
+from metaeval.stats.resampling import bootstrap_indices, resample_weights
 from metaeval.stats.significance import williams_test
 from metaeval.stats.syspairs import pairwise_accuracy, soft_pairwise_accuracy, system_kendall_c
 from metaeval.stats.kendall import tie_statistic
@@ -331,3 +331,13 @@ def test_a_resample_without_an_untied_pair_is_nan_in_float_samples() -> None:
     weights = np.array([[1, 1, 1, 1, 1, 1], [6, 0, 0, 0, 0, 0], [0, 2, 2, 0, 1, 1]], float)
     samples = tie_statistic(metric, human, "kendall_b", "none", weights=weights).samples
     assert samples.dtype == np.float64 and math.isnan(samples[1]) and not np.isnan(samples[[0, 2]]).any()
+
+
+def test_the_interval_of_a_tie_aware_statistic_is_at_the_level_asked_for() -> None:
+    rng = np.random.default_rng(3)
+    metric, human = rng.random((5, 30)), rng.integers(0, 4, (5, 30)).astype(float)
+    weights = resample_weights(bootstrap_indices(30, 200, np.random.default_rng(7)), 30)
+    for level in (0.5, 0.95):
+        r = tie_statistic(metric, human, "kendall_acc23", "item", weights=weights, ci=level)
+        alpha = (1 - level) / 2
+        assert (r.ci_low, r.ci_high) == tuple(np.quantile(r.samples[~np.isnan(r.samples)], [alpha, 1 - alpha]))
