@@ -166,3 +166,13 @@ def test_a_resample_constant_within_the_relative_tolerance_has_no_pearson() -> N
     samples = np.array([1.0 + 1e-7 * np.arange(10.0), 1.0 + 1e-6 * np.arange(10.0)])
     result = system_correlation(metric, human, "pearson", metric_samples=samples)
     assert math.isnan(result.samples[0]) and result.samples[1] == pytest.approx(1.0)
+
+
+def test_a_confidence_level_outside_the_open_unit_interval_is_an_error() -> None:
+    from metaeval.stats.resampling import percentile_ci
+
+    samples = np.linspace(0.0, 1.0, 101)
+    assert percentile_ci(samples, 0.5) == (pytest.approx(0.25), pytest.approx(0.75))
+    for level in (0.0, 1.0, 1.5, -0.1):
+        with pytest.raises(UsageError, match=r"confidence level must be in \(0, 1\)"):
+            percentile_ci(samples, level)
