@@ -223,3 +223,20 @@ def test_the_same_seed_gives_the_same_bands_at_every_statistic():
     assert first[columns].notna().any(axis=1).sum() >= len(first) * 0.8
     pd.testing.assert_frame_equal(first[columns], again[columns])
     assert not first[columns].equals(other[columns])
+
+
+def test_at_or_below_chance_of_single_numbers_is_a_bool():
+    from metaeval.stats.chance import at_or_below
+
+    assert at_or_below(0.5, 0.4, 0.45) is True  # the interval reaches into the band
+    assert at_or_below(0.5, 0.46, 0.45) is False  # above the band
+    assert at_or_below(0.45, float("nan"), 0.45) is True  # no interval: the value itself
+    assert at_or_below(0.5, 0.4, float("nan")) is False  # no band known
+
+
+def test_an_unknown_comparison_method_names_the_known_ones():
+    from metaeval.errors import UsageError
+    from metaeval.stats.paired import compare
+
+    with pytest.raises(UsageError, match=r"^unknown comparison method 'magic'; known: bootstrap, permutation, williams, pairs-permutation$"):
+        compare([], None, "esa", method="magic")
