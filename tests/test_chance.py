@@ -240,3 +240,37 @@ def test_an_unknown_comparison_method_names_the_known_ones():
 
     with pytest.raises(UsageError, match=r"^unknown comparison method 'magic'; known: bootstrap, permutation, williams, pairs-permutation$"):
         compare([], None, "esa", method="magic")
+
+
+@pytest.mark.parametrize("statistic", ["pearson", "spearman"])
+def test_chance_of_a_correlation_by_segment_is_the_same_for_humans_rescaled_per_segment_to_1e300_and_1e_300(statistic):
+    """Within a segment, Pearson (and Spearman) do not see a positive scale of the human scores,
+    so scaling the odd segments by 1e300 and the even ones by 1e-300 leaves every permuted value
+    unchanged: each segment is brought to unit scale on its own."""
+    configs, judgments = _data(3)
+    settings = Settings(statistics=(f"seg:{statistic}@item",), chance_permutations=25)
+    table = judgments.table.copy()
+    table["value"] = table["value"] * np.where(table["seg_id"].astype(int) % 2 == 1, 1e300, 1e-300)
+    bands = []
+    for judged in (judgments, Judgments(table)):
+        [(entry, case, result)] = list(_cases(configs[:1], judged, settings))
+        layout = chance.layout_of(entry, case)
+        orders = chance.orders_for(case.human, layout, 25, 7)
+        bands.append(entry.chance(case, layout, orders))
+    np.testing.assert_allclose(bands[1], bands[0], rtol=1e-12, atol=0)
+
+
+def test_a_permuted_pearson_stays_within_minus_one_where_rounding_would_pass_it():
+    """Metric and human scores on one line, falling: Pearson is -1, and these four systems'
+    sums round it to -1 - 1 ulp; the permuted value (here the order that keeps every score in
+    place) is kept within [-1, 1], as the statistic's own value is."""
+    metric, human = [0.27, 0.04, 0.02, 0.81], [0.973, 0.996, 0.998, 0.919]
+    systems = [f"s{i}" for i in range(4)]
+    judgments = Judgments(pd.DataFrame([("1", s, "", "esa", v) for s, v in zip(systems, human)],
+                                       columns=["seg_id", "system", "judge", "kind", "value"]))  # fmt: skip
+    seg = np.array(metric)[:, None]
+    config = ConfigScores(metric="m", segmenter="char", config="m+char", systems=systems, seg_ids=["1"], seg_scores=seg,
+                          sys_scores=seg[:, 0], higher_is_better=True)  # fmt: skip
+    [(entry, case, result)] = list(_cases([config], judgments, Settings(statistics=("seg:pearson@item",), chance_permutations=25)))
+    kept_in_place = np.arange(4)[None, None, :]
+    assert entry.chance(case, chance.layout_of(entry, case), kept_in_place).tolist() == [-1.0]

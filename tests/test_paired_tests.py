@@ -186,3 +186,20 @@ def test_no_resample_defined_on_both_sides_gives_no_p_value_and_keeps_both_value
     b = corr(0.4, [0.3, np.nan, np.nan])
     test = paired_bootstrap_test(a, b)
     assert (test.value_a, test.value_b, test.delta) == (0.6, 0.4, pytest.approx(0.2)) and math.isnan(test.p_value)
+
+
+def test_a_comparison_at_segment_level_uses_the_grouping_it_is_given() -> None:
+    """Pearson of the pooled cells (``none``) and the mean of each segment's Pearson (``item``),
+    each counted by hand, are the compared values of the two groupings."""
+    from metaeval.stats.paired import compare
+    from tests.test_chance import _data
+
+    configs, judgments = _data(2, gaps=False)
+    human = judgments.table.pivot(index="system", columns="seg_id", values="value").loc[configs[0].systems, configs[0].seg_ids].to_numpy()
+    by_hand = {c.config: {"none": np.corrcoef(c.seg_scores.ravel(), human.ravel())[0, 1],
+                          "item": np.mean([np.corrcoef(c.seg_scores[:, j], human[:, j])[0, 1] for j in range(human.shape[1])])}
+               for c in configs}  # fmt: skip
+    for grouping in ("none", "item"):
+        [row] = compare(configs, judgments, "esa", "pearson", "seg", grouping=grouping, n_bootstrap=50).to_dict("records")
+        assert row["value_a"] == pytest.approx(by_hand[row["config_a"]][grouping], abs=1e-12)
+        assert row["value_b"] == pytest.approx(by_hand[row["config_b"]][grouping], abs=1e-12)

@@ -211,3 +211,13 @@ def test_soft_pairwise_accuracy_drawing_every_system_once_is_the_segment_bootstr
                                    draws=np.tile(np.arange(N_SYS), (SAMPLES, 1)))
     assert every.value == plain.value
     np.testing.assert_allclose(every.samples, plain.samples, atol=1e-12)
+
+
+def test_soft_pairwise_accuracy_without_signs_or_rng_draws_its_permutations_from_seed_0():
+    from metaeval.stats.syspairs import soft_pairwise_accuracy
+
+    rng = np.random.default_rng(11)
+    metric, human = rng.random((4, 12)), rng.integers(0, 5, (4, 12)).astype(float)
+    default = soft_pairwise_accuracy(metric, human, n_permutations=50)
+    seeded = soft_pairwise_accuracy(metric, human, n_permutations=50, rng=np.random.default_rng(0))
+    assert default.value == seeded.value and default.counts == {"pairs": 6, "permutations": 50}
