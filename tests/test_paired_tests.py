@@ -203,3 +203,43 @@ def test_a_comparison_at_segment_level_uses_the_grouping_it_is_given() -> None:
         [row] = compare(configs, judgments, "esa", "pearson", "seg", grouping=grouping, n_bootstrap=50).to_dict("records")
         assert row["value_a"] == pytest.approx(by_hand[row["config_a"]][grouping], abs=1e-12)
         assert row["value_b"] == pytest.approx(by_hand[row["config_b"]][grouping], abs=1e-12)
+
+
+def _close_configs():
+    """Two configurations of :func:`tests.test_chance._data` whose second is the first plus noise,
+    so that their permutation p-values are not at the floor."""
+    import dataclasses
+
+    from tests.test_chance import _data
+
+    configs, judgments = _data(4, gaps=True)
+    seg = configs[0].seg_scores + np.round(np.random.default_rng(5).normal(scale=0.3, size=configs[0].seg_scores.shape), 1)
+    configs[1] = dataclasses.replace(configs[1], seg_scores=seg, sys_scores=np.nanmean(seg, axis=1))
+    return configs, judgments
+
+
+def test_a_permutation_comparison_permutes_the_statistic_with_the_options_asked_for() -> None:
+    """Macro and micro averages of per-segment Pearson are different statistics, so their
+    permutation distributions, and p-values, differ (a comparison that dropped the option
+    would give both the macro one)."""
+    from metaeval.stats.paired import compare
+
+    configs, judgments = _close_configs()
+    p = {average: compare(configs, judgments, "esa", "pearson", "seg", grouping="item", method="permutation",
+                          n_bootstrap=200, average=average)["p_value"].item() for average in ("macro", "micro")}  # fmt: skip
+    assert 0.01 < p["macro"] < 0.1 and 0.01 < p["micro"] < 0.1 and p["macro"] != p["micro"]
+
+
+def test_williams_compares_over_the_cells_judged_and_scored_by_both() -> None:
+    from metaeval.stats.paired import compare
+    from metaeval.stats.significance import williams_test
+
+    configs, judgments = _close_configs()
+    human = judgments.table.pivot(index="system", columns="seg_id", values="value").reindex(
+        index=configs[0].systems, columns=configs[0].seg_ids).to_numpy()  # fmt: skip
+    [row] = compare(configs, judgments, "esa", "pearson", "seg", grouping="none", method="williams").to_dict("records")
+    a, b = (next(c.seg_scores for c in configs if c.config == row[f"config_{side}"]) for side in "ab")
+    keep = ~(np.isnan(human) | np.isnan(a) | np.isnan(b))
+    assert (~keep).any()  # unjudged cells are left out
+    r = lambda u, v: np.corrcoef(u[keep], v[keep])[0, 1]  # noqa: E731
+    assert row["p_value"] == pytest.approx(williams_test(r(a, human), r(b, human), r(a, b), int(keep.sum())), rel=1e-9)
