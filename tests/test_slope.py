@@ -83,3 +83,20 @@ def test_undefined_points_resamples_and_single_points() -> None:
     assert rows["metric"].tolist() == ["bleu"] and rows["n_samples"].iloc[0] == 40
     without = curve_slopes(table, None).iloc[0]
     assert without["slope"] == pytest.approx(-0.02) and math.isnan(without["slope_ci_low"]) and without["n_samples"] == 0
+
+
+def test_the_higher_end_of_a_range_away_from_0_and_1_is_found_by_the_values_there():
+    # x^2 on [2, 2.5]: convex, so the highest value is at an end, 6.25 at 2.5 against 4 at 2
+    peak, inside = argmax_on_range(np.array([[1.0], [0.0], [0.0]]), 2.0, 2.5)
+    assert peak.tolist() == [2.5] and inside.tolist() == [False]
+    # -(x - 2.1)^2 on [2, 2.5]: the vertex is inside
+    peak, inside = argmax_on_range(np.array([[-1.0], [4.2], [-4.41]]), 2.0, 2.5)
+    assert peak.tolist() == [pytest.approx(2.1)] and inside.tolist() == [True]
+
+
+def test_two_granularities_give_a_slope_and_no_curvature():
+    key = {"dataset": "d", "judgment_kind": "esa", "level": "seg", "statistic": "pearson", "grouping": "none", "tie_policy": "",
+           "metric": "bleu"}  # fmt: skip
+    table = pd.DataFrame([{**key, "segmenter": s, "chars_per_token": c, "value": v} for s, c, v in (("char", 1.0, 0.5), ("jieba", 2.0, 0.4))])
+    [row] = curve_slopes(table, None).to_dict("records")
+    assert row["points"] == 2 and row["slope"] == pytest.approx(-0.1) and math.isnan(row["curvature"])

@@ -216,3 +216,52 @@ def test_sizes_that_learn_the_same_model_are_one_point(small_corpus: Path) -> No
     from metaeval.report.sweep import summary_markdown
 
     assert "Sizes that learnt the same model as a smaller one" in summary_markdown(result)
+
+
+def _one_ranking(rows: list[tuple[str, str, float, float]]) -> pd.DataFrame:
+    """A results table of one ranking (esa, seg, pearson, none, bleu): (segmenter, family, value, chars per token)."""
+    return pd.DataFrame([{"judgment_kind": "esa", "level": "seg", "statistic": "pearson", "grouping": "none", "metric": "bleu",
+                          "segmenter": s, "family": f, "value": v, "chars_per_token": c, "ci_low": v - 0.05, "ci_high": v + 0.05}
+                         for s, f, v, c in rows])  # fmt: skip
+
+
+def test_best_granularities_and_dictionary_spread_counted_by_hand():
+    from metaeval.sweep import best_granularities, dictionary_spread
+
+    table = _one_ranking([("char", "characters", 0.50, 1.0), ("jieba", "words", 0.40, 1.6), ("pkuseg", "words", 0.44, 1.7),
+                          ("spm:vocab=8000", "subwords", 0.52, 1.3), ("byte", "bytes", np.nan, 0.4)])  # fmt: skip
+    [best] = best_granularities(table).to_dict("records")
+    assert (best["best"], best["value"], best["chars_per_token"], best["ci_low"]) == ("spm:vocab=8000", 0.52, 1.3, pytest.approx(0.47))
+    assert (best["char_value"], best["best_words"], best["best_words_value"]) == (0.50, "pkuseg", 0.44)
+    assert (best["best_subwords"], best["best_subwords_value"]) == ("spm:vocab=8000", 0.52)
+    [spread] = dictionary_spread(table).to_dict("records")  # two word segmenters are enough
+    assert (spread["words"], spread["word_min"], spread["word_max"], spread["char"]) == (2, 0.40, 0.44, 0.50)
+    assert spread["word_spread"] == pytest.approx(0.04) and spread["words_minus_char"] == pytest.approx(-0.08)
+    assert (spread["judgment_kind"], spread["metric"]) == ("esa", "bleu")
+    no_subwords = best_granularities(table[table["family"] != "subwords"]).iloc[0]
+    assert no_subwords["best_subwords"] == "" and np.isnan(no_subwords["best_subwords_value"]) and no_subwords["best"] == "char"
+    assert dictionary_spread(table[table["segmenter"] != "pkuseg"]).empty  # one word segmenter: no spread
+
+
+def test_the_equivalence_row_reads_n_equal_4_and_leaves_missing_agreement_undefined():
+    from types import SimpleNamespace
+
+    from metaeval.sweep import _equivalence_row
+
+    orders = pd.DataFrame({"N": [3, 4], "pearson_M": [10, 11], "pearson": [0.9, 0.8], "kappa_M": [12, 13], "kappa": [0.5, 0.6],
+                           "analogical_M": [14, 15]})  # fmt: skip
+    agreement = pd.DataFrame({"N": [4], "M_star": [16]})  # no spearman or kendall column
+    row = _equivalence_row("char", SimpleNamespace(orders=orders, ranking_agreement=agreement))
+    assert {k: row[k] for k in ("granularity", "pearson_M", "pearson", "kappa_M", "kappa", "analogical_M", "ranking_M")} == {
+        "granularity": "char", "pearson_M": 11, "pearson": 0.8, "kappa_M": 13, "kappa": 0.6, "analogical_M": 15, "ranking_M": 16}
+    assert np.isnan(row["ranking_spearman"]) and np.isnan(row["ranking_kendall"])
+    agreement["spearman"], agreement["kendall_tau_b"] = 0.7, 0.6
+    row = _equivalence_row("char", SimpleNamespace(orders=orders, ranking_agreement=agreement))
+    assert (row["ranking_spearman"], row["ranking_kendall"]) == (0.7, 0.6)
+
+
+def test_boundaries_of_no_tokens_are_an_empty_integer_array():
+    for texts in ([], [[]], [[], []]):
+        found = boundaries(texts)
+        assert found.dtype == np.int64 and found.size == 0
+    assert boundaries([["ab", "c"], [], ["d", "ef"]]).tolist() == [2, 4]
