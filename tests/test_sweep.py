@@ -265,3 +265,19 @@ def test_boundaries_of_no_tokens_are_an_empty_integer_array():
         found = boundaries(texts)
         assert found.dtype == np.int64 and found.size == 0
     assert boundaries([["ab", "c"], [], ["d", "ef"]]).tolist() == [2, 4]
+
+
+def test_sweep_takes_its_kinds_default_subwords_store_and_options(small_corpus: Path, tmp_path: Path) -> None:
+    """One kind asked for of the two judged; no subwords given: those of ``subword_specs`` on the
+    references; ``cache_dir`` holds the statistics store too; a non-default option is signed."""
+    from metaeval.scoring import reference_lines
+
+    corpus, judgments = corpora.read(small_corpus)
+    assert set(judgments.kinds) >= {"esa", "esa_z"}
+    result = sweep(corpus, judgments, segmenters=["char"], metrics=["bleu"], n_bootstrap=0, equivalence=False,
+                   kinds=["esa_z"], cache_dir=tmp_path / "cache", average="micro")  # fmt: skip
+    assert set(result.results["judgment_kind"]) == {"esa_z"}
+    subwords = set(result.granularities["name"]) - {"char"}
+    assert subwords and subwords <= set(subword_specs(reference_lines(corpus)))
+    assert result.signature["options"] == {"average": "micro"}
+    assert any(p.is_file() for p in (tmp_path / "cache" / "stats").rglob("*"))  # the per-segment statistics store
