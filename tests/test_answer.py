@@ -230,3 +230,24 @@ def test_a_p_value_no_resample_reached_is_written_as_its_bound():
     assert row.metric == "m0" and row.p_value == 1 / 1001 and bool(row.p_bound) is True
     other = answer(pd.DataFrame(rows[2:]), np.array(samples[2:]), left_out=[], adjust="none").iloc[0]
     assert other.p_value == pytest.approx(0.01) and bool(other.p_bound) is False
+
+
+def test_the_best_configuration_carries_its_own_interval():
+    results, samples = synthetic(5)
+    for row in answer(results, samples, left_out=[]).itertuples():
+        best = results[(results.judgment_kind == row.judgment_kind) & (results.metric == row.best_metric)
+                       & (results.segmenter == row.best_segmenter)].iloc[0]  # fmt: skip
+        assert (row.best_value, row.best_ci_low, row.best_ci_high) == (best.value, best.ci_low, best.ci_high)
+
+
+def test_a_ranking_with_an_empty_key_read_back_as_nan_is_still_answered():
+    results, samples = synthetic(5)
+    results["tie_policy"] = np.nan  # an empty column of a TSV read back with pandas
+    assert len(answer(results, samples, left_out=[])) == 2
+
+
+def test_characters_alone_give_no_metric_to_count():
+    results, _ = synthetic(5)
+    row = answer(results[results.segmenter == "char"].reset_index(drop=True), None, left_out=[]).iloc[0]
+    assert (row.metrics, row.char_ahead, row.char_significant, row.word_significant) == (0, 0, 0, 0)
+    assert row.note == "no word-level segmenter to compare with"

@@ -187,3 +187,31 @@ def test_paired_comparisons_are_made_per_subset(corpus, capsys, tmp_path):
     table = pd.read_csv(out, sep="\t", keep_default_na=False)
     assert list(table.columns[:2]) == ["dataset", "subset"]
     assert list(dict.fromkeys(table.subset)) == ["all", "literary", "news", "social", "speech"]
+
+
+def test_each_subset_is_evaluated_on_the_kinds_judged_in_it_in_the_order_asked():
+    import numpy as np
+
+    from metaeval.corpora.model import Judgments
+    from metaeval.scoretable import ConfigScores
+    from metaeval.subsets import Subsets, evaluate_subsets, unit_sizes
+
+    seg_ids = ["1", "2", "3", "4"]
+    rows = [(seg, system, "", kind, 1.0) for seg in seg_ids for system in ("a", "b") for kind in ("esa", "esa_z")
+            if kind == "esa" or seg in ("1", "2")]  # fmt: skip
+    judgments = Judgments(pd.DataFrame(rows, columns=["seg_id", "system", "judge", "kind", "value"]))
+    scores = np.arange(8.0).reshape(2, 4)
+    config = ConfigScores(metric="m", segmenter="char", config="m+char", systems=["a", "b"], seg_ids=seg_ids,
+                          seg_scores=scores, sys_scores=scores.mean(1), higher_is_better=True)  # fmt: skip
+    subsets = Subsets(column="domain", members={"news": ("1", "2"), "web": ("3", "4")})
+    asked = []
+
+    def evaluate(configs, judged, kinds):
+        asked.append((configs[0].seg_ids, list(kinds)))
+        return pd.DataFrame(), np.zeros((0, 1))
+
+    out = evaluate_subsets(subsets, [config], judgments, ["esa_z", "esa"], evaluate)
+    assert [value for value, _, _ in out] == ["news", "web"]
+    assert [(list(ids), kinds) for ids, kinds in asked] == [(["1", "2"], ["esa_z", "esa"]), (["3", "4"], ["esa"])]
+    # without subsets, the whole test set is the one unit, named ""
+    assert unit_sizes(None, seg_ids, {"1": "d1", "2": "d1", "3": "d2", "4": "d2"}) == {("", "seg"): 4, ("", "doc"): 2}

@@ -121,3 +121,7 @@ def test_document_level_needs_segment_judgments_of_the_kinds_asked():
 
     with pytest.raises(DataError, match="document level needs segment judgments"):
         evaluate_documents([_config()], _judgments(), DOC_OF, kinds=["mqm"], n_bootstrap=0)
+
+
+def test_document_judgments_are_signed_as_the_mean_of_a_document():
+    assert set(document_judgments(_judgments(), DOC_OF).table["judge"]) == {"doc-mean"}
