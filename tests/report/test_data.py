@@ -111,3 +111,24 @@ def test_an_answer_saved_before_adjustments_reads_back_with_its_raw_p_values_as_
     new = {"rows": [], "answer": [{**old["answer"][0], "p_adjusted": 0.09}]}
     path.write_text(json.dumps(new), encoding="utf-8")
     assert load_answer(path).loc[0, "p_adjusted"] == 0.09
+
+
+def test_json_keeps_chinese_and_japanese_as_written() -> None:
+    from metaeval.report.results import to_json
+
+    assert to_json({"segmenter": "中文分词", "note": "形態素"}) == '{"note": "形態素", "segmenter": "中文分词"}'
+
+
+def test_a_sacrebleu_signature_reads_the_normalisation_wherever_the_segmenter_signature_has_it() -> None:
+    from metaeval.report.headline import sacrebleu_bleu_signature
+
+    for segmenter_signature in ("plain|norm:lower", "plain|opt:1|norm:lower,nfkc"):
+        assert "|case:lc|" in sacrebleu_bleu_signature("bleu|n:4|smooth:mteval|version:0.1.0", "plain", segmenter_signature, 1)
+    assert "|case:mixed|" in sacrebleu_bleu_signature("bleu|n:4|smooth:mteval|version:0.1.0", "plain", "plain|norm:nfkc", 1)
+
+
+def test_a_column_name_breaks_after_each_comma_and_the_last_part_has_none() -> None:
+    from metaeval.report.bump import header_lines
+
+    assert header_lines("spm:vocab=3430,type=bpe") == ["spm:vocab=3430,", "type=bpe"]
+    assert header_lines("char") == ["char"]

@@ -49,3 +49,9 @@ def test_latex_opens_with_the_verdict_and_answer_and_captions_only_name_tables()
     captions = re.findall(r"\\caption\{([^}]*)\}", text)
     assert len(captions) == 2 and all("Bold:" not in c and "delta =" not in c for c in captions)
     assert r"\par\footnotesize Bold: best in column" in text and r"\item[consistency]" in text
+
+
+def test_a_frame_as_latex_is_one_line_per_row_after_its_package_note() -> None:
+    lines = latex_table(pd.DataFrame({"a": [1.5, 2.0]}), caption="c").split("\n")
+    assert lines[0] == "% needs \\usepackage{booktabs}" and lines[1].startswith("\\begin{table}")
+    assert not any("XX" in line for line in lines)
