@@ -132,3 +132,17 @@ def test_a_column_name_breaks_after_each_comma_and_the_last_part_has_none() -> N
 
     assert header_lines("spm:vocab=3430,type=bpe") == ["spm:vocab=3430,", "type=bpe"]
     assert header_lines("char") == ["char"]
+
+
+def test_a_results_file_missing_a_column_is_named_in_the_error(tmp_path) -> None:
+    path = tmp_path / "results.tsv"
+    path.write_text("metric\tvalue\nbleu\t0.5\n", encoding="utf-8")
+    with pytest.raises(DataError, match=re.escape(str(path)) + ": missing"):
+        load_results(path)
+
+
+def test_a_sacrebleu_signature_without_a_version_ends_with_an_empty_one() -> None:
+    from metaeval.report.headline import sacrebleu_bleu_signature
+
+    signature = sacrebleu_bleu_signature("bleu|n:4|smooth:mteval", "char", "char|norm:none", 1)
+    assert signature == "nrefs:1|case:mixed|eff:no|tok:char|smooth:mteval|version:metaeval-"

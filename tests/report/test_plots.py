@@ -37,6 +37,8 @@ def test_length_mismatch_is_usage_error(tmp_path):
         plots.scatter([1, 2, 3], [1, 2], tmp_path / "x.png")
     with pytest.raises(UsageError, match="series 'b' has 2 values, xs has 3"):
         plots.line([1, 2, 3], {"a": [1, 2, 3], "b": [1, 2]}, tmp_path / "y.png")
+    with pytest.raises(UsageError, match=r"^ys has 2 values, xs has 3$"):  # one unnamed series
+        plots.line([1, 2, 3], [1, 2], tmp_path / "z.png")
     assert list(tmp_path.iterdir()) == []
 
 
