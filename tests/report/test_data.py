@@ -146,3 +146,23 @@ def test_a_sacrebleu_signature_without_a_version_ends_with_an_empty_one() -> Non
 
     signature = sacrebleu_bleu_signature("bleu|n:4|smooth:mteval", "char", "char|norm:none", 1)
     assert signature == "nrefs:1|case:mixed|eff:no|tok:char|smooth:mteval|version:metaeval-"
+
+
+def test_counts_print_whole_numbers_without_a_point_and_others_as_they_are() -> None:
+    from metaeval.report.results import fmt_count
+
+    assert (fmt_count(3.0), fmt_count(2.5), fmt_count(np.nan)) == ("3", "2.5", "")
+
+
+def test_a_human_score_kind_with_a_suffix_names_it() -> None:
+    from metaeval.report.verdict import _human_term
+
+    esa = _human_term("esa")
+    assert esa and _human_term("esa_z") == esa + ", z-normalised per annotator" and _human_term("esa_raw") == esa + " (raw)"
+
+
+def test_rows_of_the_whole_test_set_come_before_those_of_each_subset() -> None:
+    from metaeval.report.results import ALL, SUBSET, order_rows
+
+    rows = [dict(result_row("bleu", "char", "pearson", v), **{SUBSET: s}) for s, v in (("web", 0.9), (ALL, 0.1), ("news", 0.5))]
+    assert order_rows(pd.DataFrame(rows))[SUBSET].tolist() == [ALL, "news", "web"]

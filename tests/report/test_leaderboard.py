@@ -397,3 +397,10 @@ def test_leaderboard_of_a_folders_results_tsv_shows_the_answer_beside_it(tmp_pat
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.startswith("rank ") and "consistency" in line)
     assert "[+0.031, +0.150]" in row and "0.012" in row and "0.024" in row and "2:0" in row
+
+
+def test_html_chart_writes_values_to_the_digits_asked_and_labels_left_of_the_axis():
+    svg = chart([Bar("a", 0.54321, 0.53, 0.55), Bar("b", 0.52, 0.51, 0.53)], "t", digits=2, statistic="consistency")
+    assert "a: 0.54 [0.53, 0.55]" in svg and "0.543" not in svg
+    # the labels end 6 px left of the axis, which starts at 80 px (see the geometry above)
+    assert '<text x="74.0" y="48.0" text-anchor="end">a</text>' in svg
