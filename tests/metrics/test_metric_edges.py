@@ -26,3 +26,41 @@ def test_meteor_en_without_function_words_names_what_it_needs(monkeypatch):
     with pytest.raises(UsageError, match=r"^meteor: params=en needs METEOR 1\.5's English function-word list .*"
                                          + FUNCTION_WORDS_ENV):
         METEOR(params="en")
+
+
+def test_every_metric_compiles_its_kernels_on_preload() -> None:
+    from metaeval.metrics import get_metric
+
+    for name in ("bleu", "nist", "ter", "1-ter", "gtm", "meteor", "chrf"):
+        get_metric(name).preload()  # runs the metric once on a made-up segment: an error here fails
+
+
+def test_the_first_over_long_segment_is_named_with_its_length() -> None:
+    from metaeval.metrics.ter import MAX_LEN_BOUND, TER, SegmentTooLong
+
+    with pytest.raises(SegmentTooLong) as too_long:
+        TER(max_len=3).segment_stats([["a"], ["a", "b", "c", "d"], list("abcde")], [[["a"], ["a"], ["a"]]])
+    assert (too_long.value.side, too_long.value.index, too_long.value.length, too_long.value.limit) == ("hypothesis", 1, 4, 3)
+    assert str(too_long.value).startswith("ter: the hypothesis of segment 2 has 4 tokens, above the limit of 3")
+    assert TER(max_len=MAX_LEN_BOUND).max_len == MAX_LEN_BOUND  # the bound itself is allowed
+    with pytest.raises(ValueError, match="max_len"):
+        TER(max_len=MAX_LEN_BOUND + 1)
+
+
+def test_bleu_names_itself_in_a_bad_order() -> None:
+    from metaeval.metrics.bleu import BLEU
+
+    with pytest.raises(ValueError, match=r"^bleu: n must be an integer >= 1, got n=0$"):
+        BLEU(n=0)
+
+
+def test_nist_of_an_empty_hypothesis_is_0_without_a_warning() -> None:
+    import warnings
+
+    from metaeval.metrics import get_metric
+
+    nist = get_metric("nist")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scores = nist.score(nist.stats([[], ["a", "b"]], [[["a", "b", "c"], ["a", "b"]]]))
+    assert scores[0] == 0.0 and scores[1] > 0
