@@ -78,3 +78,13 @@ def test_a_survivor_counts_as_killed_only_by_a_test_that_failed_with_the_mutant_
                        "d\ttests/x.py::t\tthe diff does not apply\n", encoding="utf-8")
     monkeypatch.setattr(mutation, "PENDING", pending)
     assert [n for n in "abcde" if mutation._killed_by_pending(n)] == ["a"]
+
+
+def test_verify_applies_a_hunk_whose_context_is_a_docstring_by_its_changed_lines(tmp_path):
+    """mutmut dedents a method's code but shows its docstring lines as they are in the file."""
+    mutation = _mutation()
+    source = 'class A:\n    def f(self):\n        """One.\n        Two."""\n        return 1 + 1\n'
+    (tmp_path / "m.py").write_text(source, encoding="utf-8")
+    diff = '--- m.py\n+++ m.py\n@@ -2,3 +2,3 @@\n         Two."""\n-    return 1 + 1\n+    return 1 - 1\n'
+    assert mutation._apply(tmp_path, diff) == source
+    assert (tmp_path / "m.py").read_text(encoding="utf-8") == source.replace("1 + 1", "1 - 1")

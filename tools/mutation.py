@@ -533,12 +533,17 @@ def _apply(folder: Path, diff: str) -> str | None:
     new = [line[1:] for line in body if line[:1] in (" ", "+")]
     text = (folder / target).read_text(encoding="utf-8")
     framed = f"\n{text}\n"  # whole lines only
-    for indent in ("", "    ", "        "):
-        block = "\n" + "\n".join(indent + line if line else line for line in old) + "\n"
-        if framed.count(block) == 1:
-            changed = framed.replace(block, "\n" + "\n".join(indent + line if line else line for line in new) + "\n")
-            (folder / target).write_text(changed[1:-1], encoding="utf-8")
-            return text
+    removed = [line[1:] for line in body if line[:1] == "-"]
+    added = [line[1:] for line in body if line[:1] == "+"]
+    # with the context first; then the changed lines alone, for a hunk whose context is a
+    # docstring, which mutmut shows at the file's indentation while it dedents the code
+    for before, after in ((old, new), (removed, added)):
+        for indent in ("", "    ", "        "):
+            block = "\n" + "\n".join(indent + line if line else line for line in before) + "\n"
+            if before and framed.count(block) == 1:
+                changed = framed.replace(block, "\n" + "\n".join(indent + line if line else line for line in after) + "\n")
+                (folder / target).write_text(changed[1:-1], encoding="utf-8")
+                return text
     return None
 
 
