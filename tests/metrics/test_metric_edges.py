@@ -64,3 +64,28 @@ def test_nist_of_an_empty_hypothesis_is_0_without_a_warning() -> None:
         warnings.simplefilter("error")
         scores = nist.score(nist.stats([[], ["a", "b"]], [[["a", "b", "c"], ["a", "b"]]]))
     assert scores[0] == 0.0 and scores[1] > 0
+
+
+def test_a_metric_option_needs_a_key_and_a_value() -> None:
+    from metaeval.metrics.base import parse_spec
+
+    assert parse_spec("bleu:n=3") == ("bleu", {"n": "3"})
+    for spec, part in (("bleu:n", "n"), ("bleu:=3", "=3")):
+        with pytest.raises(UsageError, match=f"expected key=value options, got '{part}'"):
+            parse_spec(spec)
+
+
+def test_the_first_best_reference_gives_float_statistics_whatever_it_is_given() -> None:
+    from metaeval.metrics.base import first_best_reference
+
+    best = first_best_reference([np.array([[1, 2], [5, 0]]), np.array([[3, 4], [5, 9]])], lambda s: s[..., 0].astype(float))
+    assert best.dtype == np.float64 and best.tolist() == [[3.0, 4.0], [5.0, 0.0]]  # a tie keeps the first
+
+
+def test_an_n_gram_order_is_a_whole_number_from_1() -> None:
+    from metaeval.metrics.ngrams import check_order
+
+    assert check_order("bleu", 4) == 4 and check_order("bleu", np.int64(2)) == 2
+    for n in (2.5, "4", True, 0):
+        with pytest.raises(ValueError, match=r"^bleu: n must be an integer >= 1"):
+            check_order("bleu", n)
