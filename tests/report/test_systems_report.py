@@ -102,3 +102,14 @@ def test_bump_chart_ranks_and_png(tmp_path):
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(UsageError):
         png([], tmp_path / "none.png")
+
+
+def test_each_system_that_moves_gets_its_own_colour_and_the_steady_one_grey():
+    import re
+
+    from metaeval.report.bump import PALETTE, STEADY, Bump
+
+    ranks = np.array([[1, 1, 4], [2, 2, 3], [3, 3, 2], [4, 4, 1], [5, 5, 5]], float)  # four systems move, e stays
+    chart = svg(Bump("t", ("humans", "char", "jieba"), ("", "", ""), ("a", "b", "c", "d", "e"), ranks))
+    strokes = dict(re.findall(r"<title>(\w): [^<]*</title>\n<polyline [^>]*stroke=\"(#[0-9a-f]{6})\"", chart))
+    assert sorted(strokes[s] for s in "abcd") == sorted(PALETTE[:4]) and strokes["e"] == STEADY
