@@ -257,3 +257,11 @@ def test_a_committed_sweeps_verdict_is_what_its_answer_says(folder):
     expected = [f"- {md_escape(line)}" for line in verdict_lines(load_answer(folder / "results.tsv"), signature)]
     summary = (folder / "summary.md").read_text(encoding="utf-8")
     assert expected and summary.split("## Verdict\n\n")[1].split("\n\n")[0].splitlines() == expected
+
+
+def test_a_dataset_report_keeps_the_signature_as_written(li_results):
+    ds = li.DATASETS[0]
+    signatures = json.loads((LI / "results.json").read_text(encoding="utf-8"))["signatures"]
+    rows = li_results[(li_results.dataset == ds.name) | li_results.dataset.str.startswith(ds.name + " ")]
+    got = li.dataset_markdown(ds, rows.reset_index(drop=True), dict(signatures[ds.name], note="字符与词"))
+    assert '"note": "字符与词"' in got
