@@ -518,6 +518,11 @@ def _extract_as_installed(folder: Path) -> None:
         shutil.copytree(folder / top, folder / "metaeval" / top)
 
 
+def _diff_target(diff: str) -> str | None:
+    """The file a mutmut diff changes (its ``--- `` line), or None."""
+    return next((line[4:].split("\t")[0] for line in diff.splitlines() if line.startswith("--- ")), None)
+
+
 def _apply(folder: Path, diff: str) -> str | None:
     """Apply mutmut's diff of one function in ``folder``; the file's text before it, or None.
 
@@ -525,7 +530,7 @@ def _apply(folder: Path, diff: str) -> str | None:
     indentation, so ``patch`` fails on most of them: the hunk's old lines are found instead by
     their text, as whole lines at the one indentation where they occur exactly once."""
     lines = diff.splitlines()
-    target = next((line[4:].split("\t")[0] for line in lines if line.startswith("--- ")), None)
+    target = _diff_target(diff)
     if target is None or not (folder / target).is_file():
         return None
     body = [line for line in lines if line[:1] in (" ", "-", "+") and not line.startswith(("--- ", "+++ "))]
@@ -581,8 +586,7 @@ def verify(names: list[str] | None = None) -> int:
                            else "the diff does not apply")
             else:
                 outcome = pytest(test)
-                target = next(line[4:].split("\t")[0] for line in diff.splitlines() if line.startswith("--- "))
-                (Path(tmp) / target).write_text(before, encoding="utf-8")
+                (Path(tmp) / str(_diff_target(diff))).write_text(before, encoding="utf-8")
             row[2:] = [outcome]
             print(f"{name}\t{outcome}", flush=True)
     with PENDING.open("w", encoding="utf-8") as handle:
