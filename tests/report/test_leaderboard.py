@@ -404,3 +404,15 @@ def test_html_chart_writes_values_to_the_digits_asked_and_labels_left_of_the_axi
     assert "a: 0.54 [0.53, 0.55]" in svg and "0.543" not in svg
     # the labels end 6 px left of the axis, which starts at 80 px (see the geometry above)
     assert '<text x="74.0" y="48.0" text-anchor="end">a</text>' in svg
+
+
+def test_the_epsilon_column_is_numeric_and_the_interval_beside_it_is_not():
+    """A tie-calibrated ranking's epsilon is a number (right-aligned), inserted before the
+    interval, which stays text (left-aligned)."""
+    rows = [dict(result_row("bleu", "char", "acc_eq", 0.6, (0.55, 0.65), 100, grouping="item"), epsilon=0.01),
+            dict(result_row("bleu", "jieba", "acc_eq", 0.5, (0.45, 0.55), 100, grouping="item"), epsilon=0.0)]  # fmt: skip
+    table = md_tables(render(pd.DataFrame(rows), False, "markdown"))[1]
+    aligned = dict(zip(table[0], table[1]))
+    assert table[0][4:8] == ["value", "epsilon", "95% CI", "n"]
+    assert (aligned["value"], aligned["epsilon"], aligned["95% CI"], aligned["n"]) == ("---:", "---:", ":---", "---:")
+    assert table[2][5] == "0.01"

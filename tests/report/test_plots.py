@@ -65,3 +65,23 @@ def test_curve_lines_join_one_family_each_with_its_marker(tmp_path):
     assert len(plain.axes[0].lines) == 1 and list(plain.axes[0].lines[0].get_xdata()) == sorted(x)
     path = plots.curve_panels([("seg pearson", series)], tmp_path / "c.png")
     assert path.read_bytes() == plots.curve_panels([("seg pearson", series)], tmp_path / "c.png", overwrite=True).read_bytes()
+
+
+def test_a_forest_marks_an_undefined_value_n_a_at_the_axis_start(tmp_path, monkeypatch):
+    """A configuration without a value gets no point, only a grey "n/a" at the left end of the
+    axis in the labels' small type; a defined one gets its point and no such text."""
+    from metaeval.report.layout import Bar
+
+    drawn = []
+    save = plots._save
+    monkeypatch.setattr(plots, "_save", lambda figure, path, overwrite: (drawn.append(figure), save(figure, path, overwrite))[1])
+    bars = [Bar("bleu char", 0.4, 0.3, 0.5), Bar("bleu jieba", float("nan"), 0.2, 0.45)]
+    plots.forest(bars, tmp_path / "f.png", statistic="pearson")
+    (axes,) = drawn[0].axes
+    notes = [t for t in axes.texts if t.get_text().strip() == "n/a"]
+    assert len(notes) == 1
+    x, y = notes[0].get_position()
+    assert x == axes.get_xlim()[0] and y == 0  # the second bar, drawn at the bottom
+    assert notes[0].get_fontsize() == axes.get_yticklabels()[0].get_fontsize() and notes[0].get_color() == "0.4"
+    points = [line for line in axes.lines if line.get_marker() == "o"]
+    assert [list(p.get_ydata()) for p in points] == [[1]]

@@ -113,3 +113,23 @@ def test_each_system_that_moves_gets_its_own_colour_and_the_steady_one_grey():
     chart = svg(Bump("t", ("humans", "char", "jieba"), ("", "", ""), ("a", "b", "c", "d", "e"), ranks))
     strokes = dict(re.findall(r"<title>(\w): [^<]*</title>\n<polyline [^>]*stroke=\"(#[0-9a-f]{6})\"", chart))
     assert sorted(strokes[s] for s in "abcd") == sorted(PALETTE[:4]) and strokes["e"] == STEADY
+
+
+def test_the_bump_png_puts_rank_one_on_top_and_labels_both_ends_alike(tmp_path, monkeypatch):
+    """Each panel's y axis runs from the last rank at the bottom to rank 1 at the top, every
+    system's name and rank at either end in the same 6-point type, the panel's title at 8."""
+    from metaeval.report import bump as bump_module
+    from metaeval.report.bump import Bump
+
+    drawn = []
+    save = bump_module._save
+    monkeypatch.setattr(bump_module, "_save", lambda figure, path, overwrite: (drawn.append(figure), save(figure, path, overwrite))[1])
+    ranks = np.array([[1, 2, 3], [2, 1, 1], [3, 3, 2]], float)
+    png([Bump("t", ("humans", "char", "jieba"), ("", "", ""), ("a", "b", "c"), ranks)], tmp_path / "b.png")
+    (axes,) = drawn[0].axes
+    assert axes.get_ylim() == (2.5, -0.5)
+    labels = list(axes.texts)
+    assert len(labels) == 6 and {t.get_fontsize() for t in labels} == {6.0}
+    assert sorted(t.get_text() for t in labels if t.get_position()[0] < 0) == ["1 a", "2 b", "3 c"]
+    assert sorted(t.get_text() for t in labels if t.get_position()[0] > 0) == ["1 b", "2 c", "3 a"]
+    assert axes.title.get_fontsize() == 8.0
