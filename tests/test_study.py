@@ -63,8 +63,12 @@ def slice_corpus(root: Path, start: int, stop: int) -> Path:
 
 
 @pytest.fixture
-def data(tmp_path: Path) -> Path:
-    """Three datasets of 20 segments each, in ``data/{a,b,c}``."""
+def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Three datasets of 20 segments each, in ``data/{a,b,c}``, which a spec's ``data = "data"``
+    names: ``$METAEVAL_DATA`` and ``$METAEVAL_SHARED`` (set to find the shared data) would
+    take precedence over it, so they are unset."""
+    monkeypatch.delenv("METAEVAL_DATA", raising=False)
+    monkeypatch.delenv("METAEVAL_SHARED", raising=False)
     if not WMT24_ZH.is_dir():
         pytest.skip(f"shared data folder {WMT24_ZH} not found (set METAEVAL_SHARED)")
     root = tmp_path / "data"
