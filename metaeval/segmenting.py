@@ -13,7 +13,7 @@ gives the tokens, so that segmentation overlaps with scoring. Where the chunks r
 - with a local process pool (``--jobs`` > 1), the whole segmentation of one segmenter is one
   task: the worker loads the model once, segments a first slice, and forks ``jobs - 1``
   processes from itself for the rest, so they share the loaded model (copy on write; pkuseg is
-  about 690 MB) instead of loading one each, and drops the model when the task is done, unless
+  about 290 MB once loaded) instead of loading one each, and drops the model when the task is done, unless
   asked to keep it (``keep_model``: a study's later datasets use it again). Every
   segmenter is started at once, so a slow model loads and segments while this process scores
   the segmenters already done;
@@ -114,7 +114,7 @@ def _segment_task(key: str, spec: "str | Shipped | None", texts: Sequence[str], 
     if parts > 1:
         # A local pool's task: all of this segmenter's texts at once. Unless the model is kept
         # for later tasks, the worker goes on to score without it, so its memory (pkuseg's is
-        # about 690 MB) is given back now.
+        # about 290 MB) is given back now.
         try:
             return seg.signature(), interned(segment_texts(seg, None, texts, jobs=parts))
         finally:

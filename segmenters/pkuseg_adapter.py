@@ -1,12 +1,13 @@
 """``pkuseg``: pkuseg 0.0.25 with its bundled default (mixed-domain) model and dictionary.
 
 Only ``pkuseg.pkuseg()`` with no model name is used: the named domain models are downloaded
-on first use and fail offline. Loading takes about 2.4 s and 690 MB (pkuseg's set of word
-pairs, which only its training reads, is dropped), so the model is loaded once per process, on
-first use, and shared by every ``pkuseg`` segmenter. Its per-piece tagger
-is replaced by :mod:`metaeval.segmenters.pkuseg_features`, which finds the same features
-(2.7 times as fast, ``python -m benchmarks.pkuseg_tagger``) and so gives the same tokens;
-everything else is pkuseg's own.
+on first use and fail offline. Loading takes about 3 s and 730 MB at its peak; once loaded it
+holds 290 MB (pkuseg's set of word pairs, which only its training reads, is dropped, and its
+feature map is held in arrays), so the model is loaded once per process, on first use, and
+shared by every ``pkuseg`` segmenter. Its per-piece tagger is replaced by
+:mod:`metaeval.segmenters.pkuseg_features`, which finds the same features (2.7 times as fast,
+``python -m benchmarks.pkuseg_tagger``) and so gives the same tokens; everything else is
+pkuseg's own.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from metaeval.errors import MetaevalError
+from metaeval.heap import return_freed_memory
 from metaeval.segmenters._deps import fingerprint, module_dir, require, require_installed, version
 from metaeval.segmenters.base import Segmenter
 from metaeval.segmenters.registry import register
@@ -23,22 +24,6 @@ _LOCK = threading.Lock()
 _MODEL: Any = None
 #: Files of the bundled default model and dictionary, relative to the package folder.
 MODEL_FILES = ("models/default/features.pkl", "models/default/weights.npz", "dicts/default.pkl")
-
-
-class TrainingOnly:
-    """Stands for a part of pkuseg's feature extractor that only its training reads.
-
-    pkuseg 0.0.25 reads ``feature_extractor.bigram`` (1.1 million word pairs, 134 MB) only
-    when it builds training features (``get_node_features``); segmenting reads
-    ``feature_to_idx`` and ``unigram`` (``__get_node_features_idx``). The set is dropped when the
-    model is loaded, and any use of it is an error rather than a silently different feature."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __contains__(self, item: object) -> bool:
-        raise MetaevalError(f"pkuseg's {self.name!r} set was dropped after loading (only training reads it); "
-                            f"this pkuseg ({version('pkuseg')}) reads it while segmenting")
 
 
 def model() -> Any:
@@ -50,8 +35,10 @@ def model() -> Any:
             from metaeval.segmenters import pkuseg_features
 
             instance = pkuseg.pkuseg()
-            instance.feature_extractor.bigram = TrainingOnly("bigram")
+            # 1.1 million word pairs (134 MB) that only pkuseg's training reads (get_node_features)
+            instance.feature_extractor.bigram = pkuseg_features.Dropped("bigram", "training")
             pkuseg_features.install(instance)
+            return_freed_memory()
             _MODEL = instance
         return _MODEL
 
@@ -78,6 +65,11 @@ class PkusegSegmenter(Segmenter):
         if self._model is None:
             self._model = model()
         return self._model.cut(text)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the model (its feature map is held under this process's string
+        hashes): the copy loads its process's own on first use."""
+        return {**self.__dict__, "_model": None}
 
     def release(self) -> None:
         """Forget the shared model here and process-wide."""

@@ -97,6 +97,19 @@ def test_pkuseg_model_is_loaded_once_per_process() -> None:
     assert a._model is b._model is pkuseg_adapter.model()
 
 
+def test_a_used_pkuseg_segmenter_pickles_without_its_model() -> None:
+    """The model is not pickled with a segmenter (its feature index holds this process's string
+    hashes): the copy loads its process's own on first use, and segments alike."""
+    import pickle
+
+    seg = segmenters.get("pkuseg")
+    tokens = seg("我爱北京天安门")
+    assert seg._model is not None
+    copy = pickle.loads(pickle.dumps(seg))
+    assert copy._model is None and seg._model is not None
+    assert copy("我爱北京天安门") == tokens and copy.signature() == seg.signature()
+
+
 def test_pkuseg_signature_names_the_default_model() -> None:
     sig = segmenters.get("pkuseg").signature()
     assert sig.startswith("pkuseg|pkuseg:0.0.25|model:default(")

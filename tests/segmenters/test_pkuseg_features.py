@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Iterator
 from types import SimpleNamespace
 
@@ -31,49 +32,70 @@ def instance():  # noqa: ANN201 - a pkuseg.pkuseg instance with metaeval's tagge
     return seg
 
 
+@pytest.fixture(scope="module")
+def features() -> dict[str, int]:
+    """The default model's feature map as pkuseg loads it (the instance above holds it only as
+    a FeatureIndex), for pkuseg's own tagger."""
+    return pkuseg.pkuseg().feature_extractor.feature_to_idx
+
+
 @contextlib.contextmanager
-def pkusegs_own(seg) -> Iterator[None]:  # noqa: ANN001
-    """Within the block, ``seg`` tags with pkuseg's own ``_cut`` (the class method)."""
-    tagger = seg.__dict__.pop("_cut")
+def feature_map(seg, features: dict[str, int]) -> Iterator[None]:  # noqa: ANN001
+    """Within the block, ``seg``'s feature extractor holds ``features`` as its ``feature_to_idx``."""
+    extractor = seg.feature_extractor
+    held, extractor.feature_to_idx = extractor.feature_to_idx, features
     try:
         yield
+    finally:
+        extractor.feature_to_idx = held
+
+
+@contextlib.contextmanager
+def pkusegs_own(seg, features: dict[str, int]) -> Iterator[None]:  # noqa: ANN001
+    """Within the block, ``seg`` tags with pkuseg's own ``_cut`` (the class method), reading
+    the feature map ``features``."""
+    tagger = seg.__dict__.pop("_cut")
+    try:
+        with feature_map(seg, features):
+            yield
     finally:
         seg._cut = tagger
 
 
-def pkusegs_features(seg, nodes: list[str]) -> list[list[int]]:  # noqa: ANN001
-    return [seg.feature_extractor.get_node_features_idx(i, nodes) for i in range(len(nodes))]
+def pkusegs_features(seg, nodes: list[str], features: dict[str, int]) -> list[list[int]]:  # noqa: ANN001
+    with feature_map(seg, features):
+        return [seg.feature_extractor.get_node_features_idx(i, nodes) for i in range(len(nodes))]
 
 
 def our_features(seg, nodes: list[str]) -> list[list[int]]:  # noqa: ANN001
     return [[int(f) for f in row if f >= 0] for row in seg._cut.slots(nodes)]
 
 
-def test_feature_lists_are_pkusegs_in_order(instance, zh_refs: list[str]) -> None:
+def test_feature_lists_are_pkusegs_in_order(instance, features, zh_refs: list[str]) -> None:
     # The CRF adds weights in list order, so order and repeats must match too, not just the set.
     texts = EDGE_CASES + zh_refs[:150]
     for text in texts:
         nodes = list(instance.feature_extractor.normalize_text(text))
-        assert our_features(instance, nodes) == pkusegs_features(instance, nodes), text
+        assert our_features(instance, nodes) == pkusegs_features(instance, nodes, features), text
 
 
-def test_tokens_are_pkusegs_on_real_text(instance, zh_refs: list[str]) -> None:
+def test_tokens_are_pkusegs_on_real_text(instance, features, zh_refs: list[str]) -> None:
     texts = EDGE_CASES + zh_refs[150:400]
     ours = [instance.cut(t) for t in texts]
-    with pkusegs_own(instance):
+    with pkusegs_own(instance, features):
         theirs = [instance.cut(t) for t in texts]
     assert ours == theirs
 
 
-def test_the_word_pair_set_only_training_reads_is_dropped(instance) -> None:
+def test_the_word_pair_set_only_training_reads_is_dropped(instance, features) -> None:
     """pkuseg's own tagger runs in this module's comparisons with the set dropped: segmenting
     does not read it, and a use of it would fail rather than drop features."""
     from metaeval.errors import MetaevalError
 
-    assert isinstance(instance.feature_extractor.bigram, pkuseg_adapter.TrainingOnly)
-    with pytest.raises(MetaevalError, match="'bigram' set was dropped after loading"):
+    assert isinstance(instance.feature_extractor.bigram, pkuseg_features.Dropped)
+    with pytest.raises(MetaevalError, match=r"'bigram' was dropped after loading \(only training reads it\)"):
         "我*爱" in instance.feature_extractor.bigram  # noqa: B015
-    with pkusegs_own(instance):
+    with pkusegs_own(instance, features):
         assert instance.cut("我爱北京天安门") == ["我", "爱", "北京", "天安门"]
 
 def test_empty_piece_gives_no_words(instance) -> None:
@@ -81,25 +103,25 @@ def test_empty_piece_gives_no_words(instance) -> None:
     assert instance.cut("") == []
 
 
-def test_dictionary_words_longer_than_the_longest_word_feature_are_not_features(instance) -> None:
+def test_dictionary_words_longer_than_the_longest_word_feature_are_not_features(instance, features) -> None:
     """pkuseg's dictionary holds words longer than ``wordMax`` (6), which its word features never
     look at: a span is searched only up to that length."""
     longest = instance._cut._lengths[0]
     text = "老吾老以及人之老，幼吾幼以及人之幼。"
     assert "幼吾幼以及人之幼" in instance.feature_extractor.unigram and len("幼吾幼以及人之幼") > longest
     nodes = list(instance.feature_extractor.normalize_text(text))
-    assert our_features(instance, nodes) == pkusegs_features(instance, nodes)
+    assert our_features(instance, nodes) == pkusegs_features(instance, nodes, features)
     ours = instance.cut(text)
-    with pkusegs_own(instance):
+    with pkusegs_own(instance, features):
         assert ours == instance.cut(text)
 
 
 @settings(max_examples=150, deadline=None)
 @given(st.text(alphabet=st.sampled_from("中国人民共和的了是我在有他这为之大来以个不一上们到说国年2019ＡＢａｂ１２-._,|/*:&A z"),
                max_size=40))
-def test_tokens_are_pkusegs_on_generated_text(instance, text: str) -> None:
+def test_tokens_are_pkusegs_on_generated_text(instance, features, text: str) -> None:
     ours = instance.cut(text)
-    with pkusegs_own(instance):
+    with pkusegs_own(instance, features):
         assert ours == instance.cut(text)
 
 
@@ -148,4 +170,24 @@ def test_feature_lists_are_pkusegs_on_a_made_up_model(seed: int, nodes: list[str
     seg = made_up_segmenter(seed)
     assert pkuseg_features.Tagger.applies(seg, config)
     tagger = pkuseg_features.Tagger(seg, config)
-    assert our_features(SimpleNamespace(_cut=tagger), nodes) == pkusegs_features(seg, nodes)
+    assert our_features(SimpleNamespace(_cut=tagger), nodes) == pkusegs_features(seg, nodes, seg.feature_extractor.feature_to_idx)
+
+
+def test_the_feature_map_is_held_as_an_index_that_answers_as_pkusegs_dict(instance, features) -> None:
+    """Installing the tagger moves the default model's 2.6 million features from pkuseg's dict
+    into a FeatureIndex: every name maps to the same index, a name not in the model to none,
+    and the dict the extractor held is gone (a use of it is an error)."""
+    from metaeval.errors import MetaevalError
+
+    index = instance._cut._index
+    assert len(index) == len(features) > 2_000_000
+    assert all(index.get(name) == i for name, i in features.items())
+    probes = [name + suffix for name in list(features)[::97] for suffix in ("\x00", "中")]
+    assert [index.get(name, None) for name in probes] == [features.get(name) for name in probes]
+    # 20 MB of hashes, 3 x 10 MB of 32-bit offsets and indices, 88 MB of names (4 bytes a
+    # character: some name has a character outside the BMP); the dict took 470 MB
+    held = sum(part.nbytes for part in (index._hashes, index._starts, index._ends, index._values))
+    assert held + sys.getsizeof(index._text) < 150 * 2**20
+    assert isinstance(instance.feature_extractor.feature_to_idx, pkuseg_features.Dropped)
+    with pytest.raises(MetaevalError, match=r"'feature_to_idx' was dropped after loading \(only pkuseg's own tagger reads it\)"):
+        "c.我" in instance.feature_extractor.feature_to_idx  # noqa: B015
