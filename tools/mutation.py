@@ -115,7 +115,8 @@ MODULES = {
     ),
     "metaeval/ (sweep, slope)": _group("metaeval", _SWEEP, ("tests/test_sweep.py", "tests/test_slope.py")),
     "metaeval/ (studies, system leaderboards)": _group(
-        "metaeval", _STUDIES, ("tests/test_study.py", "tests/systemrank/", "tests/experiments/test_systems_results.py"),
+        "metaeval", _STUDIES, ("tests/test_study.py", "tests/test_study_in_process.py", "tests/systemrank/",
+                               "tests/experiments/test_systems_results.py"),
     ),
     "metaeval/ (scoring, segmenting, store, API)": _group(
         "metaeval", _SCORING,

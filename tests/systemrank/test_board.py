@@ -155,3 +155,34 @@ def test_ranks_are_competition_ranks_of_the_scores():
     metric = board.table[board.table["source"] == "metric"].set_index("system")
     scores = metric.loc[SYSTEMS, "score"].to_numpy()
     assert metric.loc[SYSTEMS, "rank"].tolist() == competition_ranks(scores).tolist()
+
+
+def test_a_segmenter_outside_the_granularity_order_comes_last_and_progress_counts_configurations():
+    configs = [_config("bleu", "spm", [0.5, 0.3, 0.4, 0.1]), _config("bleu", "jieba", [0.6, 0.5, 0.2, 0.3]),
+               _config("bleu", "char", [0.6, 0.5, 0.2, 0.3])]  # fmt: skip
+    calls: list[tuple[str, int, int]] = []
+    board = build_board(configs, _judgments(), n_bootstrap=50, seed=9, granularities=ORDER,
+                        progress=lambda *a: calls.append(a))  # fmt: skip
+    assert list(dict.fromkeys(board.table.loc[board.table["source"] == "metric", "segmenter"])) == ["char", "jieba", "spm"]
+    assert calls == [("ranking", 1, 3), ("ranking", 2, 3), ("ranking", 3, 3)]
+    assert board.signature["granularity_order"] == "mean characters per token over the references (the sweep's axis)"
+
+
+def test_without_resamples_no_metric_pair_has_a_winner_and_raw_p_values_are_wmt24s():
+    configs = [_config("bleu", "char", [0.6, 0.5, 0.2, 0.3])]
+    board = build_board(configs, _judgments(), n_bootstrap=0, adjust="none", granularities=ORDER)
+    metric = board.comparisons[board.comparisons["source"] == "metric"]
+    assert len(metric) == 6 and (metric["winner"] == "").all() and (metric["adjust"] == "").all()
+    assert board.signature["adjust_families"] == "none: raw p-values compared with alpha (as WMT24)"
+
+
+def test_pairs_inverted_and_significant_on_both_sides_are_listed_like_the_inverted_ones():
+    """Humans far apart in one order, the metric far apart in the reverse: every pair is inverted
+    and significant on both sides, so both lists name all six, joined alike."""
+    values = np.array([90, 60, 30, 0])[:, None] + np.zeros((4, N_SEG))
+    configs = [_config("bleu", "char", [0.1, 0.4, 0.7, 1.0])]
+    board = build_board(configs, _judgments(values=values + np.arange(N_SEG) % 3), n_bootstrap=200, seed=1, granularities=ORDER)
+    row = board.pairs.iloc[0]
+    assert row["inverted"] == 6 and row["inverted_both_significant"] == 6
+    assert row["inverted_pairs"].split("; ") == ["A > B", "A > C", "A > D", "B > C", "B > D", "C > D"]
+    assert row["inverted_pairs_significant"] == row["inverted_pairs"]
