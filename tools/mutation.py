@@ -120,7 +120,7 @@ MODULES = {
     ),
     "metaeval/ (scoring, segmenting, store, API)": _group(
         "metaeval", _SCORING,
-        ("tests/test_scoring.py", "tests/test_segmenting.py", "tests/test_store.py", "tests/test_api.py", "tests/test_paths.py",
+        ("tests/test_scoring.py", "tests/test_scoring_pieces.py", "tests/test_segmenting.py", "tests/test_store.py", "tests/test_api.py", "tests/test_paths.py",
          "tests/test_compute.py", "tests/test_lazyjit.py", "tests/test_parallel.py", "tests/test_combined_references.py",
          "tests/robustness/test_normalisation_forms.py", "tests/robustness/test_faults.py"),
     ),
