@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -122,3 +123,45 @@ def test_no_judged_scored_segment_leaves_pairwise_statistics_undefined(capsys, f
     assert main(argv) == 0, capsys.readouterr().err
     (row,) = pd.read_csv(io.StringIO(capsys.readouterr().out), sep="\t", comment="#").itertuples()
     assert pd.isna(row.value) and row.concordant == 0 and row.discordant == 0
+
+
+def test_system_level_note_with_given_system_scores(capsys, files):  # noqa: F811
+    argv = ["correlate", "--scores", str(files["scores"]), "--judgments", str(files["judgments"]), "--kind", "esa",
+            "--human-sys", str(files["human_sys"]), "--statistic", "sys:spearman", "--bootstrap", "10", "--seed", "7"]
+    assert main(argv) == 0
+    (row,) = pd.read_csv(io.StringIO(capsys.readouterr().out), sep="\t", comment="#").itertuples()
+    assert row.note == ("bootstrap 10 segment resamples (seed 7); metric as mean of resampled segment scores; "
+                        "human fixed (given)")
+
+
+def test_system_level_note_of_a_scored_corpus_resamples_its_statistics(tmp_path):
+    """Scored here, a configuration has its sufficient statistics: its resampled system scores
+    are recomputed from them, and the note says so."""
+    from metaeval import api
+    from tests.robustness._helpers import make_corpus
+
+    study = api.run(make_corpus(tmp_path / "tiny"), ["char"], ["bleu"], bootstrap=10, seed=7, statistics=["sys:pearson"])
+    (note,) = study.results["note"]
+    assert note == "bootstrap 10 segment resamples (seed 7); metric from resampled statistics; human recomputed (derived)"
+
+
+def test_the_signature_names_the_adjustment_family_and_the_chance_estimate():
+    from metaeval.stats.settings import FAMILIES
+
+    sig = statistics_signature()
+    assert sig["adjust_families"] == FAMILIES[sig["adjust"]]
+    assert statistics_signature(chance_permutations=0)["chance"] == "off"
+    assert statistics_signature(chance_permutations=20, chance_seed=3)["chance"].startswith("20 permutations of the metric scores")
+
+
+@pytest.mark.parametrize("n_bootstrap", [0, 10])
+def test_evaluate_without_a_dataset_name_leaves_it_empty_and_gives_chance_levels(files, n_bootstrap):  # noqa: F811
+    """With and without resamples (the first block of resamples carries the chance levels)."""
+    from metaeval.api import configs_from_table, read_judgments, read_scores
+    from metaeval.stats.evaluate import evaluate
+
+    configs = configs_from_table(read_scores(files["scores"]), source="scores")
+    rows = evaluate(configs, read_judgments(files["judgments"], None, None), ["esa"], statistics=["seg:pearson"],
+                    n_bootstrap=n_bootstrap, chance_permutations=20)  # fmt: skip
+    assert rows["dataset"].tolist() == [""]
+    assert np.isfinite(rows["chance"]).all() and -1 <= rows["chance"].iloc[0] <= 1

@@ -105,7 +105,8 @@ MODULES = {
     "metaeval/stats/ (a run)": _group(
         "metaeval/stats", _RUN_STATISTICS,
         ("tests/test_evaluate.py", "tests/test_cli_correlate_options.py", "tests/test_cli_comparisons_options.py",
-         "tests/test_evaluate_notes.py", "tests/test_tiestats.py", "tests/test_statistics_registry.py", "tests/test_option_effects.py",
+         "tests/test_evaluate_notes.py", "tests/test_evaluate_paths.py", "tests/test_tiestats.py", "tests/test_statistics_registry.py",
+         "tests/test_option_effects.py",
          "tests/test_cli.py::test_cache_dir_keeps_segmentations_and_changes_no_number"),
     ),
     "metaeval/ (answer, document level, subsets)": _group(

@@ -1,0 +1,51 @@
+"""The ways evaluate computes items give the same rows: through an executor's workers, from a
+store (with every kind asked for), and for configurations with the same scores."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+
+import pandas as pd
+
+from metaeval.api import configs_from_table, read_judgments, read_scores
+from metaeval.stats.evaluate import evaluate
+from tests.test_cli_correlate_options import files  # noqa: F401 (fixture)
+
+OPTIONS = {"statistics": ["seg:pearson", "sys:pearson", "seg:acc_eq"], "n_bootstrap": 40, "seed": 3, "chance_permutations": 10}
+
+
+class Counting(cf.ThreadPoolExecutor):
+    """A thread pool that counts the tasks submitted to it."""
+
+    def __init__(self) -> None:
+        super().__init__(2)
+        self.submitted = 0
+
+    def submit(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201
+        self.submitted += 1
+        return super().submit(*args, **kwargs)
+
+
+def inputs(files):  # noqa: ANN001, ANN201, F811
+    return configs_from_table(read_scores(files["scores"]), source="scores"), read_judgments(files["judgments"], None, None)
+
+
+def test_an_executors_workers_give_the_rows_of_this_process(files):  # noqa: F811
+    configs, judgments = inputs(files)
+    alone = evaluate(configs, judgments, ["esa", "mqm"], **OPTIONS)
+    with Counting() as executor:
+        pooled = evaluate(configs, judgments, ["esa", "mqm"], executor=executor, **OPTIONS)
+    assert executor.submitted >= 1
+    pd.testing.assert_frame_equal(alone, pooled)
+
+
+def test_a_store_keeps_every_kind_asked_for_and_sends_the_work_to_the_executor(files, tmp_path):  # noqa: F811
+    configs, judgments = inputs(files)
+    alone = evaluate(configs, judgments, ["esa", "mqm"], **OPTIONS)
+    assert set(alone["judgment_kind"]) == {"esa", "mqm"}
+    with Counting() as executor:
+        stored = evaluate(configs, judgments, ["esa", "mqm"], store=tmp_path / "store", executor=executor, **OPTIONS)
+    assert executor.submitted >= 1
+    pd.testing.assert_frame_equal(alone, stored)
+    again = evaluate(configs, judgments, ["esa", "mqm"], store=tmp_path / "store", **OPTIONS)
+    pd.testing.assert_frame_equal(alone, again)
