@@ -126,3 +126,40 @@ def test_a_misspelt_name_fails_before_the_corpus_is_read(tmp_path, capsys, argv,
     assert main(["run", str(missing), *argv, "-q"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and fragment in err[0] and "no-such-corpus" not in err[0]
+
+
+def _every_statistic() -> list[str]:
+    specs = [f"{level}:{name}" + (f"@{g}" if level == "seg" and g else "") for name, entry in REGISTRY.items()
+             for level in entry.levels for g in (entry.groupings if level == "seg" and entry.groupings else ("",))]  # fmt: skip
+    return specs
+
+
+def test_every_statistic_has_its_interval_at_the_level_asked_for():
+    """Same resamples, two levels: wherever a value is defined it has both intervals, the 50%
+    one inside the 95% one, and narrower wherever the 95% one has a width."""
+    configs, judgments, _ = _configs_and_judgments(3)
+    wide, narrow = (evaluate(configs, judgments, statistics=_every_statistic(), n_bootstrap=200, seed=4, permutations=30,
+                             chance_permutations=0, ci=ci) for ci in (0.95, 0.5))  # fmt: skip
+    assert (wide.value.equals(narrow.value)) and len(wide) > 20
+    for w, n in zip(wide.itertuples(), narrow.itertuples()):
+        if math.isnan(w.value):
+            continue
+        assert np.isfinite([w.ci_low, w.ci_high, n.ci_low, n.ci_high]).all(), (w.level, w.statistic, w.grouping)
+        assert w.ci_low <= n.ci_low <= n.ci_high <= w.ci_high, (w.level, w.statistic, w.grouping)
+        if w.ci_high > w.ci_low:
+            assert n.ci_high - n.ci_low < w.ci_high - w.ci_low, (w.level, w.statistic, w.grouping)
+
+
+def test_every_statistic_reads_the_direction_of_the_metric_and_of_the_humans():
+    """Negated metric scores that say lower is better, and negated judgments of a kind that says
+    lower is better (MQM), give every statistic the same value and interval."""
+    configs, judgments, _ = _configs_and_judgments(4)
+    flipped = [dataclasses.replace(c, seg_scores=-c.seg_scores, sys_scores=-c.sys_scores, higher_is_better=False) for c in configs]
+    table = judgments.table.assign(kind="mqm", value=-judgments.table["value"])
+    lower = Judgments(table)
+    assert lower.direction("mqm") == -1 and judgments.direction("esa") == 1
+    options = {"statistics": _every_statistic(), "n_bootstrap": 50, "seed": 2, "permutations": 30, "chance_permutations": 0}
+    base = evaluate(configs, judgments, **options)
+    both = evaluate(flipped, lower, **options)
+    for column in ("value", "ci_low", "ci_high"):
+        assert np.allclose(base[column], both[column], rtol=1e-12, atol=1e-12, equal_nan=True), column
