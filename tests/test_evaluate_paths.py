@@ -49,3 +49,20 @@ def test_a_store_keeps_every_kind_asked_for_and_sends_the_work_to_the_executor(f
     pd.testing.assert_frame_equal(alone, stored)
     again = evaluate(configs, judgments, ["esa", "mqm"], store=tmp_path / "store", **OPTIONS)
     pd.testing.assert_frame_equal(alone, again)
+
+
+def test_configurations_with_the_same_scores_share_their_items_even_when_there_are_none():
+    """A twin (same scores under another segmenter) gets its first's items under its own name;
+    when the levels asked for leave no statistic, every configuration has none, twins included."""
+    import dataclasses
+
+    from tests.test_statistics_registry import _configs_and_judgments
+
+    configs, judgments, _ = _configs_and_judgments(0)
+    twins = [*configs, dataclasses.replace(configs[0], config="m0+other", segmenter="other")]
+    rows = evaluate(twins, judgments, statistics=["seg:pearson", "sys:pearson"], n_bootstrap=0, chance_permutations=0)
+    first, twin = rows[rows.config == "m0+char"], rows[rows.config == "m0+other"]
+    assert len(twin) == len(first) == 2 and twin["value"].tolist() == first["value"].tolist()
+    assert set(twin["segmenter"]) == {"other"}
+    none = evaluate(twins, judgments, statistics=["seg:pearson"], levels=["sys"], n_bootstrap=0, chance_permutations=0)
+    assert none.empty
