@@ -66,3 +66,11 @@ def test_configurations_with_the_same_scores_share_their_items_even_when_there_a
     assert set(twin["segmenter"]) == {"other"}
     none = evaluate(twins, judgments, statistics=["seg:pearson"], levels=["sys"], n_bootstrap=0, chance_permutations=0)
     assert none.empty
+
+
+def test_a_store_computes_only_the_kinds_asked_for(files, tmp_path):  # noqa: F811
+    configs, judgments = inputs(files)
+    alone = evaluate(configs, judgments, ["mqm"], **OPTIONS)
+    stored = evaluate(configs, judgments, ["mqm"], store=tmp_path / "store", **OPTIONS)
+    assert set(stored["judgment_kind"]) == {"mqm"}
+    pd.testing.assert_frame_equal(alone, stored)

@@ -133,3 +133,115 @@ def test_a_lazy_kernel_looks_like_its_function_until_numba_has_it():
     assert kernel.py_func is add_one and kernel.options == {"cache": False}
     assert not hasattr(kernel, "__array_interface__")  # dunder lookups never compile
     assert kernel._dispatcher is None
+
+
+# --- more of scoring --------------------------------------------------------------------------
+
+
+def test_a_store_holding_some_systems_completes_the_others(tmp_path):
+    """Scored first without its last system, then whole with the same store: the stored systems
+    are read back, the others computed, and every number is that of a fresh run."""
+    from metaeval import api
+    from metaeval.corpora.model import Corpus  # noqa: F401 (the type subset returns)
+    from tests.robustness._helpers import make_corpus
+
+    corpus, _ = api.read_corpus(make_corpus(tmp_path / "tiny"))
+    first = list(corpus.systems)[:-1]
+    api.score(corpus.subset(systems=first), ["char"], ["bleu", "chrf"], cache_dir=tmp_path / "cache")
+    whole = api.score(corpus, ["char"], ["bleu", "chrf"], cache_dir=tmp_path / "cache")
+    fresh = api.score(corpus, ["char"], ["bleu", "chrf"])
+    pd.testing.assert_frame_equal(whole, fresh)
+
+
+def test_progress_over_no_texts_says_none():
+    from metaeval import segmenters
+    from metaeval.scoring import _segment_with_progress
+
+    calls: list[tuple[str, int, int]] = []
+    assert _segment_with_progress(segmenters.get("char"), "char", [], 1, None, lambda *a: calls.append(a)) == []
+    assert calls == [("segmenting char", 0, 0), ("segmenting char", 0, 0)]
+
+
+def test_a_quick_segmenter_does_not_fork_for_the_rest(monkeypatch):
+    """Past the probe, the rest is forked for only when the probe projects it to be slow."""
+    from metaeval import segmenters, segmenting
+
+    monkeypatch.setattr(segmenting, "process_pool", lambda *a, **k: pytest.fail("forked for a quick segmenter"))
+    texts = [f"文本{i}" for i in range(segmenting.PROBE_TEXTS * 3)]
+    assert segmenting.segment_texts(segmenters.get("char"), "char", texts, jobs=2) == [list(t) for t in texts]
+
+
+def test_a_segmenter_or_metric_given_twice_is_named_once():
+    from metaeval import segmenters
+    from metaeval.errors import UsageError
+    from metaeval.scoring import MetricChoice, check_distinct
+
+    char = segmenters.get("char")
+    with pytest.raises(UsageError) as caught:
+        check_distinct([char, segmenters.get("char")], [MetricChoice.of("bleu")])
+    assert str(caught.value) == "segmenter 'char' given twice; give each segmenter once"
+    with pytest.raises(UsageError) as caught:
+        check_distinct([char], [MetricChoice.of("bleu"), MetricChoice.of("bleu:n=4")])
+    assert str(caught.value) == "metric 'bleu:n=4' given twice (as 'bleu', same signature); give each metric once"
+
+
+def test_a_metric_object_without_a_name_is_known_by_its_class():
+    from metaeval.metrics import get_metric
+    from metaeval.scoring import MetricChoice
+
+    class Unnamed:
+        metric = get_metric("bleu")
+
+        def __getattr__(self, name):  # noqa: ANN001, ANN204
+            if name == "name":
+                raise AttributeError(name)
+            return getattr(self.metric, name)
+
+    choice = MetricChoice.of(Unnamed())
+    assert choice.spec == "Unnamed"
+
+
+def test_normalisation_forms_are_computed_once_and_no_warning_when_every_segmenter_normalises(tmp_path):
+    import warnings
+
+    from metaeval import api, segmenters
+    from metaeval.forms import _Forms, warn_form_differences
+    from tests.robustness.test_normalisation_forms import FORMS, corpus_with
+
+    forms = _Forms()
+    assert forms.nfkc("价格是１００元。") == "价格是100元。" and forms.nfkc("价格是１００元。") is forms.nfkc("价格是１００元。")
+    corpus, _ = api.read_corpus(corpus_with(tmp_path / "c", {"s": FORMS}))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert warn_form_differences(corpus, [segmenters.get("char:nfkc=true")]) == []
+        assert len(warn_form_differences(corpus, [segmenters.get("char:nfkc=true"), segmenters.get("char")])) == 1
+    assert len(caught) == 1 and "only in Unicode normalisation form (NFKC) in 2 segments" in str(caught[0].message)
+
+
+def test_bootstrap_given_under_both_names_is_the_new_ones():
+    from metaeval.api import settings_of
+
+    with pytest.warns(DeprecationWarning, match="n_bootstrap= is deprecated"):
+        settings, rest = settings_of(bootstrap=30, n_bootstrap=20, extra=1)
+    assert settings.n_bootstrap == 30 and rest == {"extra": 1}
+    with pytest.warns(DeprecationWarning):
+        assert settings_of(n_bootstrap=20)[0].n_bootstrap == 20
+
+
+def test_a_run_at_document_level_correlates_the_judged_documents(tmp_path):
+    """Two documents of two segments each: the document rows are the Pearson correlation of
+    the metric's document scores with the mean judgment of each document."""
+    from metaeval import api
+    from tests.robustness._helpers import lines, make_corpus, write
+
+    corpus = make_corpus(tmp_path / "tiny")
+    write(corpus / "docs.tsv", lines(["seg_id\tdoc_id", "1\td1", "2\td1", "3\td2", "4\td2"]))
+    study = api.run(corpus, ["char"], ["bleu"], bootstrap=0, doc_level=True, statistics=["seg:pearson"])
+    doc = study.results[study.results["level"] == "doc"]
+    assert doc["statistic"].tolist() == ["pearson"] and doc["n"].tolist() == [6]
+    scores = api.score(corpus, ["char"], ["bleu"], levels=["doc"]).set_index(["system", "doc_id"])["score"]
+    judged = pd.read_csv(corpus / "judgments.tsv", sep="\t", dtype={"seg_id": str})
+    judged["doc_id"] = judged["seg_id"].map({"1": "d1", "2": "d1", "3": "d2", "4": "d2"})
+    human = judged.groupby(["system", "doc_id"])["value"].mean()
+    expected = np.corrcoef(scores.loc[human.index].to_numpy(), human.to_numpy())[0, 1]
+    assert doc["value"].iloc[0] == pytest.approx(expected, rel=1e-12)
