@@ -74,3 +74,26 @@ def test_a_store_computes_only_the_kinds_asked_for(files, tmp_path):  # noqa: F8
     stored = evaluate(configs, judgments, ["mqm"], store=tmp_path / "store", **OPTIONS)
     assert set(stored["judgment_kind"]) == {"mqm"}
     pd.testing.assert_frame_equal(alone, stored)
+
+
+def test_with_system_scores_only_a_statistic_needing_segments_is_left_out_and_the_next_one_kept(files):  # noqa: F811
+    """soft pairwise accuracy needs segment judgments; PDP, after it in the registry, does not."""
+    configs, _ = inputs(files)
+    human = read_judgments(None, files["human_sys"], None)
+    rows = evaluate(configs, human, ["esa"], statistics=["sys:pearson", "sys:soft_pairwise_accuracy", "sys:pdp"], n_bootstrap=0,
+                    chance_permutations=0)  # fmt: skip
+    assert rows["statistic"].tolist() == ["pearson", "pdp"]
+
+
+def test_resamples_drawn_in_several_blocks_give_the_rows_of_one_block(files, monkeypatch):  # noqa: F811
+    """The blocks' samples are joined before the intervals are taken: the same draws, the same
+    intervals, at the level asked for."""
+    from metaeval.stats import evaluate as module
+
+    configs, judgments = inputs(files)
+    options = {**OPTIONS, "ci": 0.8}
+    one = evaluate(configs, judgments, ["esa"], **options)
+    monkeypatch.setattr(module, "BOOTSTRAP_BLOCK_ELEMENTS", 3 * len(configs[0].seg_ids))  # blocks of 3 resamples
+    several = evaluate(configs, judgments, ["esa"], **options)
+    pd.testing.assert_frame_equal(one, several)
+    assert one["ci_low"].notna().any()

@@ -108,11 +108,19 @@ def test_a_metric_scoring_at_random_meets_the_tie_free_reference_of_acc23():
     ({"ci": 1.5}, "ci must be in (0, 1)"),
     ({"permutation_seed": -1}, "permutation_seed must be a non-negative integer"),
     ({"frobnicate": 1}, "unknown statistics option 'frobnicate'"),
+    ({"pair_groups": "judges"}, "unknown pair grouping 'judges'; known: auto,"),
+    ({"permutations": 0}, "permutations must be a positive integer, got 0"),
+    ({"threshold": -0.5}, "threshold"),
 ])  # fmt: skip
 def test_a_bad_setting_is_one_usage_error_naming_the_valid_values(options, fragment):
     with pytest.raises(UsageError, match=None) as caught:
         Settings.build(**options)
     assert fragment in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_threshold_below_one_is_a_threshold():
+    """Any non-negative human-score difference is a valid threshold (judgments on a 0-1 scale)."""
+    assert Settings.build(threshold=0.5).threshold == 0.5 and Settings.build(threshold=0).threshold == 0
 
 
 @pytest.mark.parametrize("argv, fragment", [
