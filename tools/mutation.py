@@ -148,7 +148,8 @@ MODULES = {
     "metaeval/cli/": Module(
         ("metaeval/cli/*",), ("metaeval.cli.*",),
         ("tests/test_cli_correlate_options.py", "tests/test_cli_comparisons_options.py", "tests/test_cli.py",
-         "tests/test_cli_run_options.py", "tests/test_option_effects.py", "tests/robustness/test_command_lines.py"),
+         "tests/test_cli_run_options.py", "tests/test_option_effects.py", "tests/robustness/test_command_lines.py",
+         "tests/test_cli_in_process.py"),
     ),
     "experiments/": Module(
         ("experiments/li2011/__main__.py", "experiments/denoual2005/__main__.py"),
