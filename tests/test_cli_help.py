@@ -67,3 +67,9 @@ def test_list_names_statistics_and_output_formats_one_line_each(capsys):
     assert [line.split()[0] for line in block if line.strip()][: len(FORMATS)] == list(FORMATS)
     for name, entry in REGISTRY.items():
         assert any(line.split()[:1] == [name] and entry.description in line for line in out.splitlines()), name
+
+
+def test_usage_names_the_command_as_it_is_typed(capsys):
+    with pytest.raises(SystemExit):
+        main(["score", "--help"])
+    assert capsys.readouterr().out.startswith("usage: metaeval score ")
