@@ -73,3 +73,10 @@ def test_usage_names_the_command_as_it_is_typed(capsys):
     with pytest.raises(SystemExit):
         main(["score", "--help"])
     assert capsys.readouterr().out.startswith("usage: metaeval score ")
+
+
+def test_the_top_level_help_says_what_the_tool_is_for(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("usage: metaeval ") and "\nMeta-evaluation of MT metrics at character and word level.\n" in out
