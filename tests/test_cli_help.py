@@ -80,3 +80,17 @@ def test_the_top_level_help_says_what_the_tool_is_for(capsys):
         main(["--help"])
     out = capsys.readouterr().out
     assert out.startswith("usage: metaeval ") and "\nMeta-evaluation of MT metrics at character and word level.\n" in out
+
+
+def test_the_grouping_help_says_each_statistic_has_its_own_default(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "default: each statistic's own" in text
+
+
+def test_the_subword_help_gives_an_example_spec(capsys):
+    with pytest.raises(SystemExit):
+        main(["sweep", "--help"])
+    text = "".join(capsys.readouterr().out.split())
+    assert "subwordgranularity,e.g.spm:vocab=4000,type=bpe(repeatable;default:aladder" in text

@@ -144,3 +144,13 @@ def test_equivalence_takes_the_word_orders_asked_for(tmp_path):
     assert cmd_equivalence(_args(tmp_path / "toy", output=str(out), max_word_order=2, max_char_order=5)) == 0
     orders = json.loads(out.read_text(encoding="utf-8"))["tables"]["orders"]
     assert [row["N"] for row in orders] == [1, 2]
+
+
+def test_systems_ranks_by_the_kind_named(capsys, tmp_path):
+    from tests.robustness._helpers import make_corpus
+
+    code, out, err = run_cli(capsys, "systems", make_corpus(tmp_path / "tiny"), "--kind", "esa", "-s", "char", "-m", "bleu",
+                             "--bootstrap", "20", "-q", "-j", "1", "-f", "tsv")  # fmt: skip
+    assert code == 0, err
+    table = pd.read_csv(io.StringIO(out), sep="\t", keep_default_na=False)
+    assert set(table.loc[table["source"] == "human", "judgment_kind"]) == {"esa"}
