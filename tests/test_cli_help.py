@@ -87,6 +87,9 @@ def test_the_grouping_help_says_each_statistic_has_its_own_default(capsys):
         main(["run", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "default: each statistic's own" in text
+    from metaeval.stats.defaults import BOOTSTRAP, TIE_POLICY
+
+    assert f"default: {BOOTSTRAP}" in text and f"default: {TIE_POLICY}" in text  # the values, not "none"
 
 
 def test_the_subword_help_gives_an_example_spec(capsys):
