@@ -97,3 +97,17 @@ def test_the_subword_help_gives_an_example_spec(capsys):
         main(["sweep", "--help"])
     text = "".join(capsys.readouterr().out.split())
     assert "subwordgranularity,e.g.spm:vocab=4000,type=bpe(repeatable;default:aladder" in text
+
+
+def test_a_statistics_options_help_names_the_statistics_it_changes():
+    from metaeval.cli.options import _help
+    from metaeval.stats.settings import OPTIONS
+
+    tie_policy = next(o for o in OPTIONS if o.field == "tie_policy")
+    assert "consistency" in _help(tie_policy) and "kendall_like" in _help(tie_policy)
+
+
+def test_the_comparisons_option_takes_a_file(capsys):
+    with pytest.raises(SystemExit):
+        main(["correlate", "--help"])
+    assert "--comparisons FILE" in capsys.readouterr().out
