@@ -75,9 +75,12 @@ def test_a_survivor_counts_as_killed_only_by_a_test_that_failed_with_the_mutant_
                        "a\ttests/x.py::t\t1 failed, 2 passed\n"
                        "b\ttests/x.py::t\tthe test fails without the mutant (1 failed)\n"
                        "c\ttests/x.py::t\t1 passed\n"
-                       "d\ttests/x.py::t\tthe diff does not apply\n", encoding="utf-8")
+                       "d\ttests/x.py::t\tthe diff does not apply\n"
+                       "e\ttests/x.py::t\t1 error\n"
+                       "f\ttests/x.py::t\t2 passed, 3 errors\n"
+                       "g\ttests/x.py::t\tthe test fails without the mutant (1 error)\n", encoding="utf-8")
     monkeypatch.setattr(mutation, "PENDING", pending)
-    assert [n for n in "abcde" if mutation._killed_by_pending(n)] == ["a"]
+    assert [n for n in "abcdefgh" if mutation._killed_by_pending(n)] == ["a", "e", "f"]
 
 
 def test_verify_applies_a_hunk_whose_context_is_a_docstring_by_its_changed_lines(tmp_path):

@@ -68,7 +68,7 @@ _RUN_STATISTICS = ("evaluate", "registry", "settings", "defaults", "__init__")
 _ANSWER = ("answer", "doclevel", "subsets")
 _SWEEP = ("sweep", "slope")
 _STUDIES = ("studies", "studyspec", "systems", "systemrank/*")
-_SCORING = ("scoring", "scoretable", "scoreresult", "segmenting", "store", "statsstore", "reuse", "compute", "lazyjit",
+_SCORING = ("scoring", "scoretable", "scoreresult", "segmenting", "store", "statsstore", "reuse", "compute", "lazyjit", "heap",
             "paths", "forms", "errors", "versions", "api", "__init__", "__main__")  # fmt: skip
 
 
@@ -505,9 +505,14 @@ def _pending_outcome(name: str) -> str:
 
 
 def _killed_by_pending(name: str) -> bool:
-    """Whether ``verify`` saw the test added for ``name`` fail with the mutant applied (and
-    pass without it: a test failing on HEAD is recorded as such, not as a kill)."""
-    return re.match(r"\d+ failed", _pending_outcome(name)) is not None
+    """Whether ``verify`` saw the test added for ``name`` fail or error with the mutant applied
+    (a mutant that breaks the import errors at collection), having seen it pass without it: a
+    test failing on HEAD is recorded as such, not as a kill."""
+    found = re.match(r"\d+ \w+(, \d+ \w+)*", _pending_outcome(name))  # pytest's counts come first
+    if found is None:
+        return False
+    counts = {word: int(n) for n, word in re.findall(r"(\d+) (\w+)", found.group())}
+    return bool(counts.get("failed") or counts.get("error") or counts.get("errors"))
 
 
 def _extract_as_installed(folder: Path) -> None:
