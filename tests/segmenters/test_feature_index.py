@@ -53,11 +53,25 @@ def test_names_of_equal_hashes_are_told_apart_by_their_text() -> None:
 
 
 def test_values_beyond_32_bits_are_kept_whole() -> None:
-    index = FeatureIndex({"a": 2**40, "b": -(2**35), "c": 7})
-    assert (index.get("a"), index.get("b"), index.get("c")) == (2**40, -(2**35), 7)
+    for index in (FeatureIndex({"a": 2**40, "b": -(2**35), "c": 7}), FeatureIndex.consuming({"a": 2**40, "b": -(2**35), "c": 7})):
+        found = (index.get("a"), index.get("b"), index.get("c"))
+        assert found == (2**40, -(2**35), 7) and all(type(v) is int for v in found)  # ints, as the dict held
     assert len(FeatureIndex({})) == 0 and FeatureIndex({}).get("a") == -1
 
 
+def test_offsets_and_values_that_fit_32_bits_are_held_in_32_bits() -> None:
+    """The memory promise: 4 bytes an entry wherever the numbers fit, up to the limits included."""
+    import numpy as np
+
+    from metaeval.segmenters.feature_index import _narrowest
+
+    assert _narrowest(np.array([-(2**31), 2**31 - 1])).dtype == np.int32
+    assert _narrowest(np.array([0, 2**31])).dtype == np.int64 and _narrowest(np.array([-(2**31) - 1])).dtype == np.int64
+    assert _narrowest(np.array([], dtype=np.int64)).dtype == np.int32
+    index = FeatureIndex({"ab": 1, "c": 2})
+    assert index._starts.itemsize == index._ends.itemsize == index._values.itemsize == 4
+
+
 def test_an_index_cannot_be_pickled_to_a_process_of_other_hashes() -> None:
-    with pytest.raises(TypeError, match="cannot be pickled; build it in each process"):
+    with pytest.raises(TypeError, match="^a FeatureIndex holds this process's string hashes and cannot be pickled; build it in each process"):
         pickle.dumps(FeatureIndex({"a": 1}))
