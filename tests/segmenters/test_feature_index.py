@@ -53,9 +53,10 @@ def test_names_of_equal_hashes_are_told_apart_by_their_text() -> None:
 
 
 def test_values_beyond_32_bits_are_kept_whole() -> None:
-    for index in (FeatureIndex({"a": 2**40, "b": -(2**35), "c": 7}), FeatureIndex.consuming({"a": 2**40, "b": -(2**35), "c": 7})):
+    big = {"a": 2**60 + 1, "b": -(2**35), "c": 7}  # 2**60 + 1 is not a float64
+    for index in (FeatureIndex(big), FeatureIndex.consuming(dict(big))):
         found = (index.get("a"), index.get("b"), index.get("c"))
-        assert found == (2**40, -(2**35), 7) and all(type(v) is int for v in found)  # ints, as the dict held
+        assert found == (2**60 + 1, -(2**35), 7) and all(type(v) is int for v in found)  # ints, as the dict held
     assert len(FeatureIndex({})) == 0 and FeatureIndex({}).get("a") == -1
 
 
