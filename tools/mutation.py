@@ -64,11 +64,15 @@ _ARRAY_STATISTICS = ("correlations", "weighted", "pairwise", "resampling", "sign
 _TIE_STATISTICS = ("calibration", "tallies", "human", "case", "checks", "result", "itemstore")
 _PAIR_STATISTICS = ("syspairs", "clusters", "paired", "pairperm", "chance", "permuted", "power", "adjust", "systems/*")
 _RUN_STATISTICS = ("evaluate", "registry", "settings", "defaults", "__init__")
+#: The files of metaeval/segmenters/ in its group (feature_index has its own).
+_SEGMENTER_FILES = ("__init__", "_deps", "base", "bytelevel", "cache", "characters", "chasen_adapter", "cjk", "ja_extra",
+                    "jieba_adapter", "mecab_adapter", "optional", "pkuseg_adapter", "pkuseg_features", "registry", "simple",
+                    "subword", "thulac_adapter")  # fmt: skip
 #: Top-level modules of metaeval/, by the part of a run they serve.
 _ANSWER = ("answer", "doclevel", "subsets")
 _SWEEP = ("sweep", "slope")
 _STUDIES = ("studies", "studyspec", "systems", "systemrank/*")
-_SCORING = ("scoring", "scoretable", "scoreresult", "segmenting", "store", "statsstore", "reuse", "compute", "lazyjit", "heap",
+_SCORING = ("scoring", "scoretable", "scoreresult", "segmenting", "store", "statsstore", "reuse", "compute", "lazyjit",
             "paths", "forms", "errors", "versions", "api", "__init__", "__main__")  # fmt: skip
 
 
@@ -126,8 +130,13 @@ MODULES = {
          "tests/robustness/test_normalisation_forms.py", "tests/robustness/test_faults.py"),
     ),
     "metaeval/report/": Module(("metaeval/report/*",), ("metaeval.report.*",), ("tests/report/",)),
+    # pkuseg's feature map in arrays and the heap it frees: run whole (156 mutants), after the groups beside them
+    "metaeval/ (feature index, heap)": Module(
+        ("metaeval/segmenters/feature_index.py", "metaeval/heap.py"), ("metaeval.segmenters.feature_index.*", "metaeval.heap.*"),
+        ("tests/segmenters/test_feature_index.py", "tests/test_heap.py"),
+    ),
     "metaeval/segmenters/": Module(
-        ("metaeval/segmenters/*",), ("metaeval.segmenters.*",),
+        tuple(f"metaeval/segmenters/{name}.py" for name in _SEGMENTER_FILES), ("metaeval.segmenters.*",),
         # not the tests that start Python processes (plug-ins pip-installed, quiet start-up): mutmut
         # sees no call in them, and its trampolines do not run in a process started elsewhere
         tuple(f"tests/segmenters/test_{m}.py" for m in ("byte", "cache", "cjk", "dictionary_segmenters", "extra_segmenters",
