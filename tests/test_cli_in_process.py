@@ -11,16 +11,10 @@ import warnings
 import pandas as pd
 import pytest
 
-from metaeval.cli import main
 from tests.test_cli_comparisons_options import add_configs
+from tests.systemrank.test_command import run_cli
 from tests.test_cli_correlate_options import files  # noqa: F401 (fixture)
-
-
-def run_cli(capsys, *argv) -> tuple[int, str, str]:  # noqa: ANN001
-    capsys.readouterr()
-    code = main([str(a) for a in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+from tests.test_study_in_process import TINY_STUDY
 
 
 def test_a_warning_that_is_not_about_the_data_is_shown_as_python_shows_it():
@@ -82,9 +76,6 @@ def test_list_names_every_metric_and_statistic(capsys):
     assert all(f"  {name:8s} " in out for name in available_metrics())
     assert all(name in out for name in STATISTICS)
     assert out.index("metrics") < out.index("statistics")
-
-
-TINY_STUDY = '[study]\nout = "out"\nbootstrap = 20\nsegmenters = ["char"]\nmetrics = ["bleu"]\n\n[[dataset]]\npath = "tiny"\n'
 
 
 def test_study_by_a_column_evaluates_each_value(capsys, tmp_path):
