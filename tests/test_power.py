@@ -38,6 +38,26 @@ def test_the_formula_by_hand():
         detectable_difference(0.01, alpha=1.5)
 
 
+def test_the_quantiles_are_scipy_stats_norm_ppf_to_the_bit():
+    """The answer's detectable differences use scipy.special.ndtri, the function scipy.stats.norm.ppf
+    calls, so that the answer never imports scipy.stats (0.8 s) for them; the sums are the same bits."""
+    import scipy.stats
+
+    for alpha, power in ((0.05, 0.8), (0.01, 0.9), (0.05 / 7, 0.8), (1e-12, 0.999), (0.9, 0.05)):
+        z = float(scipy.stats.norm.ppf(1.0 - alpha / 2.0) + scipy.stats.norm.ppf(power))
+        assert detectable_difference(1.0, alpha=alpha, power=power) == z
+
+
+def test_the_detectable_difference_does_not_import_scipy_stats():
+    import subprocess
+    import sys
+
+    code = ("import sys; from metaeval.stats.power import detectable_difference as d; "
+            "print(round(d(1.0), 6), 'scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["2.801585", "False"]
+
+
 # ------------------------------------------------------------------ a synthetic case with a known variance
 
 N = 500

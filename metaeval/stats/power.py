@@ -34,9 +34,11 @@ from metaeval.stats.defaults import ALPHA, POWER
 def _z(alpha: float, power: float) -> float:
     if not (0.0 < alpha < 1.0 and 0.0 < power < 1.0):
         raise UsageError(f"alpha and power must be in (0, 1), got {alpha!r} and {power!r}")
-    import scipy.stats  # here, not at the top: 0.8 s to import
+    # the standard normal quantile is scipy.special.ndtri, which scipy.stats.norm.ppf calls (times
+    # scale 1, plus loc 0: the same bits); scipy.special imports in 0.1 s, scipy.stats in 0.8 s
+    import scipy.special
 
-    return float(scipy.stats.norm.ppf(1.0 - alpha / 2.0) + scipy.stats.norm.ppf(power))
+    return float(scipy.special.ndtri(1.0 - alpha / 2.0) + scipy.special.ndtri(power))
 
 
 def standard_error(differences: np.ndarray) -> float:
