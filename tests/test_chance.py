@@ -164,6 +164,21 @@ def test_pooled_tallies_of_permutations_equal_the_tallies_of_the_permuted_scores
         np.testing.assert_array_equal(got[p], expected)
 
 
+def test_tied_pairs_counts_equal_codes_per_row_whatever_their_range():
+    """Counted by hand on one row, then against pair-by-pair counting on rows whose codes run up to
+    10^12 (a table of every possible code would not fit in memory)."""
+    from metaeval.stats.permuted import _tied_pairs
+
+    # runs 3, 2, 1: 3 + 1 + 0 pairs
+    np.testing.assert_array_equal(_tied_pairs(np.array([[7, 2, 7, 5, 7, 2]])), [4])
+    assert _tied_pairs(np.zeros((3, 0), dtype=np.int64)).tolist() == [0, 0, 0]
+    rng = np.random.default_rng(11)
+    for top in (1, 3, 50, 10**12):
+        codes = rng.integers(0, top, size=(5, 30)) if top < 100 else rng.choice(rng.integers(0, top, size=12), size=(5, 30))
+        by_pairs = [sum(int(row[a] == row[b]) for a, b in itertools.combinations(range(30), 2)) for row in codes]
+        np.testing.assert_array_equal(_tied_pairs(codes), by_pairs)
+
+
 def _tie_share(values: np.ndarray) -> float:
     pairs = list(itertools.combinations(values, 2))
     return sum(a == b for a, b in pairs) / len(pairs)
