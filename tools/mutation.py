@@ -62,7 +62,7 @@ class Module:
 #: The statistics of metaeval/stats/, by what they compute.
 _ARRAY_STATISTICS = ("correlations", "weighted", "pairwise", "resampling", "significance", "grouping", "kendall", "reference")
 _TIE_STATISTICS = ("calibration", "tallies", "human", "case", "checks", "result", "itemstore")
-_PAIR_STATISTICS = ("syspairs", "clusters", "paired", "pairperm", "chance", "permuted", "power", "adjust", "systems/*")
+_PAIR_STATISTICS = ("syspairs", "clusters", "paired", "pairperm", "chance", "permuted", "discordant", "power", "adjust", "systems/*")
 _RUN_STATISTICS = ("evaluate", "registry", "settings", "defaults", "__init__")
 #: The files of metaeval/segmenters/ in its group (feature_index has its own).
 _SEGMENTER_FILES = ("__init__", "_deps", "base", "bytelevel", "cache", "characters", "chasen_adapter", "cjk", "ja_extra",
@@ -102,7 +102,7 @@ MODULES = {
     ),
     "metaeval/stats/ (system pairs, chance, power, adjustment)": _group(
         "metaeval/stats", _PAIR_STATISTICS,
-        ("tests/test_chance.py", "tests/test_power.py", "tests/test_adjust.py", "tests/test_pairs_permutation.py",
+        ("tests/test_chance.py", "tests/test_discordant.py", "tests/test_power.py", "tests/test_adjust.py", "tests/test_pairs_permutation.py",
          "tests/test_paired_tests.py", "tests/test_resample.py", "tests/systemrank/", "tests/test_cli_comparisons_options.py",
          "tests/properties/"),
     ),

@@ -36,6 +36,7 @@ import numpy as np
 
 from metaeval.stats.calibration import TIE_TOLERANCE
 from metaeval.stats.correlations import correlate_vectors
+from metaeval.stats.discordant import concordance
 from metaeval.stats.grouping import average_groups, group_weights
 from metaeval.stats.pairwise import apply_tie_policy, pairwise_value
 from metaeval.stats.syspairs import permutation_p_values, permutation_signs
@@ -277,11 +278,9 @@ def _pooled_tallies(x: np.ndarray, y: np.ndarray, landing: np.ndarray, eps: floa
     at cell ``landing[p, a]`` ``[P, n]``; None when too many pairs lie within ``eps``.
 
     Only what pairs a metric difference with a human difference changes: Kendall's ``C - D`` over
-    every pair (``scipy.stats.kendalltau``, O(n log n)), the pairs tied on both sides (equal
-    metric scores landing on equal human scores), and the pairs within ``eps`` but not equal,
-    enumerated once. The pairs tied by either side alone follow from the multisets of scores."""
-    import scipy.stats
-
+    every pair (:func:`~metaeval.stats.discordant.concordance`, O(n log n)), the pairs tied on
+    both sides (equal metric scores landing on equal human scores), and the pairs within ``eps``
+    but not equal, enumerated once. The pairs tied by either side alone follow from the multisets of scores."""
     close = _close_pairs(x, eps)
     if close is None:
         return None
@@ -292,15 +291,11 @@ def _pooled_tallies(x: np.ndarray, y: np.ndarray, landing: np.ndarray, eps: floa
     x_ties = int((x_counts * (x_counts - 1) // 2).sum()) + len(close[0])
     y_ties = int((y_counts * (y_counts - 1) // 2).sum())
     landed = y_code[landing]  # [P, n]: the human class of the cell each metric score lands on
-    both = _tied_pairs(x_code[None, :] * len(y_values) + landed)
+    exactly_both = _tied_pairs(x_code[None, :] * len(y_values) + landed)
+    signed = concordance(x_code, landed, exactly_both).astype(float)  # y moved instead of x: the same pairs
     sign_x = np.sign(x[close[0]] - x[close[1]])
     near = np.sign(y[landing[:, close[0]]] - y[landing[:, close[1]]])
-    both = both + (near == 0).sum(axis=1)
-    scale = math.sqrt(float(total - (x_ties - len(close[0]))) * float(total - y_ties))
-    signed = np.empty(len(landing))
-    for p in range(len(landing)):
-        tau = scipy.stats.kendalltau(x, y[landing[p]]).statistic  # y moved instead of x: the same pairs
-        signed[p] = 0.0 if math.isnan(tau) else round(tau * scale)
+    both = exactly_both + (near == 0).sum(axis=1)
     signed -= (near * sign_x).sum(axis=1)  # C - D leaves out the pairs within eps
     untied = total - x_ties - y_ties + both
     out = np.empty((len(landing), 5))
