@@ -67,8 +67,8 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 
 def timed(root: Path, argv: list[str], warm: Path | None = None) -> tuple[dict[str, float], bytes, dict[str, bytes]]:
-    """Wall and CPU seconds of ``python -m ARGV`` run in ``root``, its output and its files
-    (``{warm}`` in an argument is ``warm``)."""
+    """Wall and CPU seconds of ``python -m ARGV`` run in ``root``, its output (the run's temporary
+    folders written back as ``{tmp}`` and ``{cache}``) and its files (``{warm}`` in an argument is ``warm``)."""
     with tempfile.TemporaryDirectory(prefix="ab-") as tmp:
         args = [a.replace("{tmp}", str(Path(tmp) / "out")).replace("{cache}", str(Path(tmp) / "cache"))
                 .replace("{warm}", str(warm)) for a in argv]  # fmt: skip
@@ -84,7 +84,10 @@ def timed(root: Path, argv: list[str], warm: Path | None = None) -> tuple[dict[s
                              f"{proc.stderr.decode(errors='replace').strip().splitlines()[-1:]}")
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         out = Path(tmp) / "out"
-        return {"seconds": seconds, "cpu_seconds": cpu}, proc.stdout, _files(out) if out.is_dir() else {}
+        # a command that names its output folder (``wrote /tmp/ab-x1y2/out: ...``) prints another
+        # folder on every run: compared as written in the command
+        stdout = proc.stdout.replace(str(out).encode(), b"{tmp}").replace(str(Path(tmp) / "cache").encode(), b"{cache}")
+        return {"seconds": seconds, "cpu_seconds": cpu}, stdout, _files(out) if out.is_dir() else {}
 
 
 def _absolute(command: list[str]) -> list[str]:

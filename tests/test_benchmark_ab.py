@@ -38,6 +38,14 @@ def test_the_same_command_on_the_same_commit_gives_identical_outputs(tmp_path):
     assert _worktrees() == before  # the base's worktree is removed
 
 
+def test_a_command_that_prints_its_output_folder_prints_the_same_on_every_run(tmp_path):
+    """``{tmp}`` and ``{cache}`` are other folders on every run; a command that names them in its
+    output (a study's ``wrote FOLDER``) is compared as the command wrote them."""
+    (tmp_path / "echo_args.py").write_text("import sys\nprint('wrote', *sys.argv[1:])\n", encoding="utf-8")
+    outputs = {ab.timed(tmp_path, ["echo_args", "{tmp}", "{tmp}/a.tsv", "{cache}"])[1] for _ in range(2)}
+    assert outputs == {b"wrote {tmp} {tmp}/a.tsv {cache}\n"}
+
+
 def test_outputs_that_differ_fail_the_comparison(tmp_path, monkeypatch):
     out = tmp_path / "results.json"
     seen = []
