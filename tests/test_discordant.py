@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from metaeval.stats.discordant import concordance
+from metaeval.stats.discordant import discordant_pairs
 from metaeval.stats.permuted import _tied_pairs
 
 
@@ -18,19 +18,25 @@ def by_pairs(x: np.ndarray, y: np.ndarray) -> int:
 
 
 def c_minus_d(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    both = _tied_pairs(x[None, :] * (int(rows.max()) + 1) + rows)
-    return concordance(x, rows, both)
+    """Knight's C - D = N - T_x - T_y + T_xy - 2D, the tie counts pair by pair here."""
+    n = len(x)
+    pairs = list(itertools.combinations(range(n), 2))
+    tied_x = sum(x[a] == x[b] for a, b in pairs)
+    tied_y = np.array([sum(row[a] == row[b] for a, b in pairs) for row in rows], dtype=np.int64)
+    tied_both = np.array([sum(x[a] == x[b] and row[a] == row[b] for a, b in pairs) for row in rows], dtype=np.int64)
+    return n * (n - 1) // 2 - tied_x - tied_y + tied_both - 2 * discordant_pairs(x, rows)
 
 
 def test_by_hand():
     # x 0 0 1 2, y 1 0 2 1: pairs (0,1) x tie; (0,2) C; (0,3) y tie; (1,2) C; (1,3) C; (2,3) D -> 3 - 1 = 2
     x = np.array([0, 0, 1, 2])
     assert c_minus_d(x, np.array([[1, 0, 2, 1]])).tolist() == [2]
+    assert discordant_pairs(x, np.array([[1, 0, 2, 1]])).tolist() == [1]  # the pair (2,3) alone
     # the reverse order of the humans: every untied pair changes sides
     assert c_minus_d(x, np.array([[1, 2, 0, 1]])).tolist() == [-2]
     # constant humans or too few cells: nothing to count
     assert c_minus_d(x, np.array([[3, 3, 3, 3]])).tolist() == [0]
-    assert concordance(np.array([5]), np.array([[0], [0]]), np.zeros(2)).tolist() == [0, 0]
+    assert discordant_pairs(np.array([5]), np.array([[0], [0]])).tolist() == [0, 0]
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -1,4 +1,4 @@
-"""Kendall's ``C - D`` of one metric against many orderings of the human scores, counted exactly.
+"""Discordant pairs of one metric against many orderings of the human scores, counted exactly.
 
 For cells with metric classes ``x`` and human classes ``y`` (integer codes, equal code = equal
 score), ``C - D = sum over pairs of sign(x_a - x_b) sign(y_a - y_b)``. Knight (1966), as
@@ -8,8 +8,10 @@ pairs are the inversions of ``y`` (a later cell of higher ``x`` with a strictly 
     C - D = N - T_x - T_y + T_xy - 2 D
 
 with ``N`` the pairs, ``T_x`` and ``T_y`` the pairs tied in ``x`` and in ``y``, ``T_xy`` those
-tied in both. The inversions are counted with a Fenwick tree over the ``y`` codes, ``O(n log k)``
-per row, in integers: no rounding anywhere.
+tied in both. This module counts ``D``, the one term that depends on how the two orders
+interleave; the tie counts follow from the multisets of codes, which the caller already has. The
+inversions are counted with a Fenwick tree over the ``y`` codes, ``O(n log k)`` per row, in
+integers: no rounding anywhere.
 """
 
 from __future__ import annotations
@@ -42,23 +44,15 @@ def _inversions(rows, k):
     return out
 
 
-def _tied(codes: np.ndarray) -> int:
-    counts = np.bincount(codes)
-    return int((counts * (counts - 1) // 2).sum())
-
-
-def concordance(x_code: np.ndarray, y_codes: np.ndarray, both_tied: np.ndarray) -> np.ndarray:
-    """``C - D`` ``[P]`` of ``x_code`` ``[n]`` against each row of ``y_codes`` ``[P, n]``, given the
-    pairs tied on both sides in each row (``both_tied`` ``[P]``); codes are non-negative integers
-    (each row of ``y_codes`` the same multiset)."""
+def discordant_pairs(x_code: np.ndarray, y_codes: np.ndarray) -> np.ndarray:
+    """``D`` ``[P]``: pairs of cells ordered one way by ``x_code`` ``[n]`` and strictly the other
+    way by each row of ``y_codes`` ``[P, n]`` (non-negative integer codes)."""
     n_rows, width = y_codes.shape
     if width < 2:
         return np.zeros(n_rows, dtype=np.int64)
     k = int(y_codes.max()) + 1
     order = np.argsort(x_code.astype(np.int64)[None, :] * k + y_codes, axis=1, kind="stable")
-    discordant = _inversions(np.ascontiguousarray(np.take_along_axis(y_codes, order, axis=1), dtype=np.int64), k)
-    total = width * (width - 1) // 2
-    return total - _tied(x_code) - _tied(y_codes[0]) + np.asarray(both_tied, dtype=np.int64) - 2 * discordant
+    return _inversions(np.ascontiguousarray(np.take_along_axis(y_codes, order, axis=1), dtype=np.int64), k)
 
 
-__all__ = ["concordance"]
+__all__ = ["discordant_pairs"]

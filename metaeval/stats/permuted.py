@@ -36,7 +36,7 @@ import numpy as np
 
 from metaeval.stats.calibration import TIE_TOLERANCE
 from metaeval.stats.correlations import correlate_vectors
-from metaeval.stats.discordant import concordance
+from metaeval.stats.discordant import discordant_pairs
 from metaeval.stats.grouping import average_groups, group_weights
 from metaeval.stats.pairwise import apply_tie_policy, pairwise_value
 from metaeval.stats.syspairs import permutation_p_values, permutation_signs
@@ -278,7 +278,8 @@ def _pooled_tallies(x: np.ndarray, y: np.ndarray, landing: np.ndarray, eps: floa
     at cell ``landing[p, a]`` ``[P, n]``; None when too many pairs lie within ``eps``.
 
     Only what pairs a metric difference with a human difference changes: Kendall's ``C - D`` over
-    every pair (:func:`~metaeval.stats.discordant.concordance`, O(n log n)), the pairs tied on
+    every pair (``N - T_x - T_y + T_xy - 2D``, :func:`~metaeval.stats.discordant.discordant_pairs`,
+    O(n log n)), the pairs tied on
     both sides (equal metric scores landing on equal human scores), and the pairs within ``eps``
     but not equal, enumerated once. The pairs tied by either side alone follow from the multisets of scores."""
     close = _close_pairs(x, eps)
@@ -288,11 +289,13 @@ def _pooled_tallies(x: np.ndarray, y: np.ndarray, landing: np.ndarray, eps: floa
     total = n * (n - 1) // 2
     _, x_code, x_counts = np.unique(x, return_inverse=True, return_counts=True)
     y_values, y_code, y_counts = np.unique(y, return_inverse=True, return_counts=True)
-    x_ties = int((x_counts * (x_counts - 1) // 2).sum()) + len(close[0])
+    x_equal = int((x_counts * (x_counts - 1) // 2).sum())
+    x_ties = x_equal + len(close[0])
     y_ties = int((y_counts * (y_counts - 1) // 2).sum())
     landed = y_code[landing]  # [P, n]: the human class of the cell each metric score lands on
     exactly_both = _tied_pairs(x_code[None, :] * len(y_values) + landed)
-    signed = concordance(x_code, landed, exactly_both).astype(float)  # y moved instead of x: the same pairs
+    # Kendall's C - D over every pair, y moved instead of x (the same pairs)
+    signed = (total - x_equal - y_ties + exactly_both - 2 * discordant_pairs(x_code, landed)).astype(float)
     sign_x = np.sign(x[close[0]] - x[close[1]])
     near = np.sign(y[landing[:, close[0]]] - y[landing[:, close[1]]])
     both = exactly_both + (near == 0).sum(axis=1)
