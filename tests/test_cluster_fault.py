@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_study import OUTPUTS, REPO, metaeval, slice_corpus
+from tests.study_data import slice_corpus
+from tests.test_study import OUTPUTS, REPO, metaeval
 from tests.robustness._helpers import WMT24_ZH, write
 from tests.timing import communicate, popen, scaled, slowdown
 

@@ -20,10 +20,10 @@ import numpy as np
 import pytest
 
 from tests.robustness._helpers import INTERRUPTED, WMT24_ZH, lines, make_corpus, write
+from tests.study_data import BASE, SYSTEMS
 from tests.timing import communicate, popen, run, scaled, within
 
 REPO = Path(__file__).resolve().parents[1]
-SYSTEMS = ("GPT-4", "Aya23", "IKUN", "ONLINE-B")
 OUTPUTS = ("results.tsv", "answer.tsv", "study.json")
 
 
@@ -40,41 +40,6 @@ def one_error_line(done: subprocess.CompletedProcess, code: int, *fragments: str
     for fragment in fragments:
         assert fragment in err, (fragment, err)
     return err
-
-
-def slice_corpus(root: Path, start: int, stop: int) -> Path:
-    """Lines start+1..stop of WMT24 ESA en-zh, four systems, judgments renumbered from 1."""
-
-    def part(path: Path) -> bytes:
-        return b"".join(path.read_bytes().splitlines(keepends=True)[start:stop])
-
-    write(root / "src.en", part(WMT24_ZH / "src.en"))
-    write(root / "ref.refA.zh", part(WMT24_ZH / "ref.refA.zh"))
-    for name in SYSTEMS:
-        write(root / "systems" / f"{name}.zh", part(WMT24_ZH / "systems" / f"{name}.zh"))
-    rows = (WMT24_ZH / "judgments.tsv").read_text(encoding="utf-8").splitlines()
-    kept = [rows[0]]
-    for row in rows[1:]:
-        seg, system, *rest = row.split("\t")
-        if system in SYSTEMS and start < int(seg) <= stop:
-            kept.append("\t".join([str(int(seg) - start), system, *rest]))
-    write(root / "judgments.tsv", lines(kept))
-    return root
-
-
-@pytest.fixture
-def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Three datasets of 20 segments each, in ``data/{a,b,c}``, which a spec's ``data = "data"``
-    names: ``$METAEVAL_DATA`` and ``$METAEVAL_SHARED`` (set to find the shared data) would
-    take precedence over it, so they are unset."""
-    monkeypatch.delenv("METAEVAL_DATA", raising=False)
-    monkeypatch.delenv("METAEVAL_SHARED", raising=False)
-    if not WMT24_ZH.is_dir():
-        pytest.skip(f"shared data folder {WMT24_ZH} not found (set METAEVAL_SHARED)")
-    root = tmp_path / "data"
-    for i, name in enumerate("abc"):
-        slice_corpus(root / name, 20 * i, 20 * (i + 1))
-    return root
 
 
 def spec_text(metrics: list[str], out: str = "out", bootstrap: int = 1000) -> str:
@@ -103,9 +68,6 @@ segmenters = ["char", "char:nfkc=true", "jieba"]
 
 
 # --- the spec is checked before any work ------------------------------------------------
-
-BASE = '[study]\nout = "out"\nbootstrap = 20\n\n[[dataset]]\npath = "tiny"\n'
-
 
 @pytest.mark.parametrize(
     "text, code, fragments",

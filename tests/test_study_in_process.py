@@ -11,7 +11,7 @@ from metaeval.errors import FileSystemError, UsageError
 from metaeval.studies import compute_study, run_study, write_study
 from metaeval.studyspec import load_spec
 from tests.robustness._helpers import make_corpus, write
-from tests.test_study import BASE, data  # noqa: F401 (fixture: datasets a, b and c of 20 segments)
+from tests.study_data import BASE
 
 EQUIVALENCE = """
 [study]
@@ -45,7 +45,7 @@ def spec_file(tmp_path: Path, text: str) -> Path:
 # --- [equivalence] ------------------------------------------------------------------------
 
 
-def test_the_equivalence_table_sets_the_analysis(tmp_path, data):  # noqa: F811
+def test_the_equivalence_table_sets_the_analysis(tmp_path, data):
     spec = load_spec(spec_file(tmp_path, EQUIVALENCE))
     assert (spec.equivalence.max_word_order, spec.equivalence.max_char_order, spec.equivalence.n_grades) == (2, 6, 4)
     assert spec.char_segmenter == "char"  # the default where the table does not name one
@@ -53,7 +53,7 @@ def test_the_equivalence_table_sets_the_analysis(tmp_path, data):  # noqa: F811
     assert named.char_segmenter == "char:nfkc=true"
 
 
-def test_a_study_computes_the_equivalence_with_its_settings_and_reads_it_back_from_the_store(tmp_path, data):  # noqa: F811
+def test_a_study_computes_the_equivalence_with_its_settings_and_reads_it_back_from_the_store(tmp_path, data):
     """The orders table covers N = 1..max_word_order and M = 1..max_char_order of the table; run
     again on the same store, the order scores are read back (hypothesis lengths included) and
     every number is the same."""
@@ -83,7 +83,7 @@ def test_a_study_computes_the_equivalence_with_its_settings_and_reads_it_back_fr
     ],
     ids=["order-0", "one-grade", "not-an-analysis", "not-a-table"],
 )  # fmt: skip
-def test_a_bad_equivalence_table_names_its_key(tmp_path, data, edit, fragments):  # noqa: F811
+def test_a_bad_equivalence_table_names_its_key(tmp_path, data, edit, fragments):
     old, new = edit
     assert old in EQUIVALENCE
     text = EQUIVALENCE.replace(old, new)
@@ -125,7 +125,7 @@ references = ["refA"]
 """
 
 
-def test_study_wide_keys_reach_every_dataset_that_does_not_set_its_own(tmp_path, data):  # noqa: F811
+def test_study_wide_keys_reach_every_dataset_that_does_not_set_its_own(tmp_path, data):
     spec = load_spec(spec_file(tmp_path, STUDY))
     assert spec.settings["missing"] == "skip" and spec.settings["by"] == "domain"
     assert [spec.by_for(d) for d in spec.datasets] == ["domain", "domain"]
@@ -141,14 +141,14 @@ def run_signature(spec) -> dict:  # noqa: ANN001
     return StudyResult(spec).signature()
 
 
-def test_a_datasets_own_statistics_are_the_ones_it_is_evaluated_with(tmp_path, data):  # noqa: F811
+def test_a_datasets_own_statistics_are_the_ones_it_is_evaluated_with(tmp_path, data):
     spec = load_spec(spec_file(tmp_path, STUDY.replace('by = "domain"\n', "")))
     results = compute_study(spec, tmp_path / "store", jobs=1).results
     computed = {name: set(zip(rows["level"], rows["statistic"])) for name, rows in results.groupby("dataset")}
     assert computed == {"a": {("seg", "pearson")}, "b": {("sys", "pearson")}}
 
 
-def test_with_two_datasets_the_workers_keep_their_models(tmp_path, data, monkeypatch):  # noqa: F811
+def test_with_two_datasets_the_workers_keep_their_models(tmp_path, data, monkeypatch):
     """Two datasets are enough for the second to need the first one's models again."""
     from metaeval import segmenting
 
@@ -159,7 +159,7 @@ def test_with_two_datasets_the_workers_keep_their_models(tmp_path, data, monkeyp
     assert asked == [True, True]
 
 
-def test_a_segmenter_a_dataset_names_is_checked_under_the_datasets_key(tmp_path, data):  # noqa: F811
+def test_a_segmenter_a_dataset_names_is_checked_under_the_datasets_key(tmp_path, data):
     text = STUDY.replace('references = ["refA"]', 'references = ["A"]\nsegmenters = ["jeiba"]')
     with pytest.raises(UsageError, match=r"study\.toml: dataset\[1\]\.segmenters: .*jeiba"):
         load_spec(spec_file(tmp_path, text))
