@@ -1,10 +1,11 @@
 """``pkuseg``: pkuseg 0.0.25 with its bundled default (mixed-domain) model and dictionary.
 
 Only ``pkuseg.pkuseg()`` with no model name is used: the named domain models are downloaded
-on first use and fail offline. Loading takes about 3 s and 730 MB at its peak; once loaded it
-holds 290 MB (pkuseg's set of word pairs, which only its training reads, is dropped, and its
-feature map is held in arrays), so the model is loaded once per process, on first use, and
-shared by every ``pkuseg`` segmenter. Its per-piece tagger is replaced by
+on first use and fail offline. Loading takes about 5 CPU-s and 680 MB at its peak (resident
+size of the process; 810 MB and 6.5 CPU-s with pkuseg's own loader); once loaded it holds
+290 MB (pkuseg's word pairs, which only its training reads, are not kept, and its feature map
+is held in arrays: :func:`metaeval.segmenters.pkuseg_features.load_extractor`), so the model is
+loaded once per process, on first use, and shared by every ``pkuseg`` segmenter. Its per-piece tagger is replaced by
 :mod:`metaeval.segmenters.pkuseg_features`, which finds the same features (2.7 times as fast,
 ``python -m benchmarks.pkuseg_tagger``) and so gives the same tokens; everything else is
 pkuseg's own.
@@ -34,9 +35,10 @@ def model() -> Any:
             pkuseg = require("pkuseg", "pkuseg", "pkuseg==0.0.25")
             from metaeval.segmenters import pkuseg_features
 
-            instance = pkuseg.pkuseg()
-            # 1.1 million word pairs (134 MB) that only pkuseg's training reads (get_node_features)
-            instance.feature_extractor.bigram = pkuseg_features.Dropped("bigram", "training")
+            # the word pairs that only pkuseg's training reads are not kept, and the feature map
+            # is held as an index before the weights are loaded
+            with pkuseg_features.lean_loading(pkuseg):
+                instance = pkuseg.pkuseg()
             pkuseg_features.install(instance)
             return_freed_memory()
             _MODEL = instance

@@ -29,8 +29,11 @@ own tagger.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import pickle
 from itertools import chain
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 from metaeval.errors import MetaevalError
@@ -108,8 +111,12 @@ class Tagger:
     def applies(segmenter: Any, config: Any) -> bool:
         """Whether this tagger's shortcut holds for the segmenter's model: no feature names
         ``**noWord`` (pkuseg writes it only into word-pair features)."""
-        return 1 <= config.wordMin <= config.wordMax and not any(
-            NO_WORD in f for f in segmenter.feature_extractor.feature_to_idx)
+        return Tagger.applies_to(segmenter.feature_extractor.feature_to_idx, config)
+
+    @staticmethod
+    def applies_to(feature_names: Iterable[str], config: Any) -> bool:
+        """:meth:`applies` for a model whose features are ``feature_names``."""
+        return 1 <= config.wordMin <= config.wordMax and not any(NO_WORD in f for f in feature_names)
 
     def _indices(self, cache: dict, key: Any, names: tuple[str, ...]) -> tuple[int, ...]:
         """The indices of the features ``names`` (-1 where the model has none), kept in
@@ -265,12 +272,67 @@ def install(segmenter: Any) -> bool:
     The tagger takes the feature map over: its dict (2.6 million names, 470 MB in the default
     model), which only pkuseg's own tagger reads, is emptied into a
     :class:`~metaeval.segmenters.feature_index.FeatureIndex` (140 MB) and replaced by
-    :class:`Dropped`."""
+    :class:`Dropped`; a map that :func:`load_extractor` already turned into an index is taken
+    as it is (it did so only where the tagger applies)."""
     from pkuseg.config import config
 
-    if not Tagger.applies(segmenter, config):
-        return False
     extractor = segmenter.feature_extractor
-    segmenter._cut = Tagger(segmenter, config, FeatureIndex.consuming(extractor.feature_to_idx))
+    held = extractor.feature_to_idx
+    if isinstance(held, FeatureIndex):
+        index = held
+    elif Tagger.applies(segmenter, config):
+        index = FeatureIndex.consuming(held)
+    else:
+        return False
+    segmenter._cut = Tagger(segmenter, config, index)
     extractor.feature_to_idx = Dropped("feature_to_idx", "pkuseg's own tagger")
     return True
+
+
+def load_extractor(model_dir: str | None = None) -> Any:
+    """pkuseg's ``FeatureExtractor.load`` of ``features.pkl``, without what segmenting here
+    does not read, in an order that keeps the peak low.
+
+    pkuseg's own keeps the whole unpickled file while it turns its word list and its
+    1.1 million word pairs into sets, and returns the 470 MB feature dict, which stays until
+    :func:`install` empties it after the model's weights (100 MB) are loaded too. Here the word
+    pairs (read only by training) are dropped unread, and the feature dict is emptied into a
+    :class:`~metaeval.segmenters.feature_index.FeatureIndex` at once where the tagger applies
+    (else kept, for pkuseg's own tagger). The words, the tags and every feature's index are
+    pkuseg's. A model folder without ``features.pkl`` is left to pkuseg's loader."""
+    from pkuseg.config import config
+    from pkuseg.feature_extractor import FeatureExtractor
+
+    path = os.path.join(model_dir or config.modelDir, "features.pkl")
+    if not os.path.exists(path):
+        return FeatureExtractor.load(model_dir)
+    extractor = FeatureExtractor.__new__(FeatureExtractor)
+    with open(path, "rb") as reader:
+        data = pickle.load(reader)  # pkuseg's own model file, as pkuseg reads it
+    extractor.unigram = set(data.pop("unigram"))
+    del data["bigram"]
+    extractor.bigram = Dropped("bigram", "training")
+    extractor.tag_to_idx = data["tag_to_idx"]
+    features = data.pop("feature_to_idx")
+    del data
+    extractor.feature_to_idx = FeatureIndex.consuming(features) if Tagger.applies_to(features, config) else features
+    return extractor
+
+
+class _LeanFeatureExtractor:
+    """Stands for pkuseg's ``FeatureExtractor`` class where ``pkuseg.pkuseg()`` calls ``load``."""
+
+    load = staticmethod(load_extractor)
+
+
+@contextlib.contextmanager
+def lean_loading(pkuseg: Any) -> Iterator[None]:
+    """Within the block, ``pkuseg.pkuseg()`` loads its features with :func:`load_extractor`
+    (its ``__init__`` calls the ``FeatureExtractor`` of its module's namespace); everything else
+    it loads is its own. The name is given back on leaving, also after an error."""
+    held = pkuseg.FeatureExtractor
+    pkuseg.FeatureExtractor = _LeanFeatureExtractor
+    try:
+        yield
+    finally:
+        pkuseg.FeatureExtractor = held

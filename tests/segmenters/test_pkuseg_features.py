@@ -191,3 +191,70 @@ def test_the_feature_map_is_held_as_an_index_that_answers_as_pkusegs_dict(instan
     assert isinstance(instance.feature_extractor.feature_to_idx, pkuseg_features.Dropped)
     with pytest.raises(MetaevalError, match=r"'feature_to_idx' was dropped after loading \(only pkuseg's own tagger reads it\)"):
         "c.我" in instance.feature_extractor.feature_to_idx  # noqa: B015
+
+
+# --- loading -----------------------------------------------------------------------------
+
+
+def write_model(folder, features: dict[str, int]):  # noqa: ANN001, ANN201
+    """A features.pkl as pkuseg writes it: words, word pairs, feature map, tags."""
+    import pickle
+
+    data = {"unigram": ["ab", "abc"], "bigram": [("ab", "abc")], "feature_to_idx": features,
+            "tag_to_idx": {"B": 0, "I": 1}}  # fmt: skip
+    (folder / "features.pkl").write_bytes(pickle.dumps(data))
+    return folder
+
+
+def test_the_loader_gives_pkusegs_words_tags_and_features_with_the_word_pairs_dropped(features) -> None:
+    from pkuseg.feature_extractor import FeatureExtractor
+
+    own = FeatureExtractor.load()
+    lean = pkuseg_features.load_extractor()
+    assert lean.unigram == own.unigram and lean.tag_to_idx == own.tag_to_idx
+    assert isinstance(lean.bigram, pkuseg_features.Dropped) and len(own.bigram) > 1_000_000
+    index = lean.feature_to_idx
+    assert isinstance(index, pkuseg_features.FeatureIndex) and len(index) == len(features)
+    assert all(index.get(name) == i for name, i in list(features.items())[::101])
+    # the class's own attributes (tables of letters, digits, keywords) are pkuseg's
+    assert lean.keywords_translate_table == own.keywords_translate_table
+
+
+def test_a_model_the_tagger_does_not_apply_to_keeps_its_feature_dict(tmp_path) -> None:
+    kept = {"c.a": 1, "ww.l.**noWord*ab": 2}
+    lean = pkuseg_features.load_extractor(str(write_model(tmp_path, dict(kept))))
+    assert lean.feature_to_idx == kept and lean.unigram == {"ab", "abc"}
+    seg = SimpleNamespace(feature_extractor=lean)
+    assert pkuseg_features.install(seg) is False and lean.feature_to_idx == kept
+
+
+def test_a_model_folder_without_features_pkl_is_left_to_pkusegs_loader(tmp_path, monkeypatch) -> None:
+    from pkuseg.feature_extractor import FeatureExtractor
+
+    asked = []
+    monkeypatch.setattr(FeatureExtractor, "load", classmethod(lambda cls, model_dir=None: asked.append(model_dir) or "own"))
+    assert pkuseg_features.load_extractor(str(tmp_path)) == "own" and asked == [str(tmp_path)]
+
+
+def test_lean_loading_gives_pkusegs_loader_back_also_after_an_error() -> None:
+    held = pkuseg.FeatureExtractor
+    with pytest.raises(RuntimeError, match="boom"), pkuseg_features.lean_loading(pkuseg):
+        assert pkuseg.FeatureExtractor.load is pkuseg_features.load_extractor
+        raise RuntimeError("boom")
+    assert pkuseg.FeatureExtractor is held
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
+def test_loading_the_default_model_peaks_below_pkusegs_own_loader() -> None:
+    """pkuseg's own loader peaks at about 810 MB resident (the whole file unpickled, its word
+    pairs as a set beside their list, the feature dict beside the weights); this one at about
+    680 MB on the same machine."""
+    import subprocess
+
+    # the high-water mark of this process's own memory (getrusage's ru_maxrss would also count
+    # the test process it was forked from: Linux keeps it across exec)
+    code = ("from metaeval.segmenters import pkuseg_adapter\npkuseg_adapter.model()\n"
+            "print(next(line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM:')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
+    peak_mb = int(done.stdout.split()[-1]) / 1024
+    assert peak_mb < 750, peak_mb
