@@ -291,8 +291,12 @@ def score_corpus(
         seg = segs[k]
         known = cache.lookup(seg, unique) if cache is not None else {}
         todo = [t for t in unique if t not in known]
-        here = functools.partial(_segment_with_progress, seg, specs[k], todo, jobs, executor, progress)
-        work = segmenting.start(seg, specs[k], todo, jobs=jobs, executor=executor, here=here, keep_model=keep_models)
+        # rules without a model are segmented here, when their tokens are wanted: sent to a
+        # worker, they would wait behind the models loading there and come back pickled
+        seg_jobs, seg_executor = (1, None) if getattr(seg, "in_process", False) else (jobs, executor)
+        here = functools.partial(_segment_with_progress, seg, specs[k], todo, seg_jobs, seg_executor, progress)
+        work = segmenting.start(seg, specs[k], todo, jobs=seg_jobs, executor=seg_executor, here=here,
+                                keep_model=keep_models)
         if progress and work.futures:
             progress(f"segmenting {getattr(seg, 'name', 'texts')}", 0, len(todo))
         started[k] = (work, todo, known)

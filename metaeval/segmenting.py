@@ -22,7 +22,9 @@ gives the tokens, so that segmentation overlaps with scoring. Where the chunks r
 - otherwise, here, when the result is asked for.
 
 Segmenters given as objects rather than registry names are segmented here (they may not
-survive pickling). A segmenter that learnt from text (``spm``) cannot be rebuilt from its name
+survive pickling), and so are, in a scoring run, those marked ``in_process`` (rules without a
+model, such as ``char``: a worker would return their tokens later than this process computes
+them). A segmenter that learnt from text (``spm``) cannot be rebuilt from its name
 alone: it goes to workers as a :class:`Shipped` segmenter, its pickled self (the trained model
 included) under the SHA-256 of those bytes, and a worker builds it once and keeps it under its
 signature, which names the model's hash.

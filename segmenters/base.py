@@ -84,6 +84,9 @@ class Segmenter(ABC):
 
     #: Registry name, e.g. ``"jieba"``.
     name: ClassVar[str]
+    #: Segmented in the process that scores, never sent to a worker: rules without a model,
+    #: whose tokens would take longer to come back from another process than to compute.
+    in_process: ClassVar[bool] = False
 
     def __init__(self, *, nfkc: bool = False, halfwidth: bool = False, lowercase: bool = False) -> None:
         self.normalization = Normalization(nfkc=nfkc, halfwidth=halfwidth, lowercase=lowercase)

@@ -87,6 +87,7 @@ class CjkCharSegmenter(Segmenter):
     characters tokenized by sacrebleu's 13a (docs/design.md, "Segmenters")."""
 
     name = "cjk-char"
+    in_process = True
 
     def __init__(self, *, invisible: str = "drop", graphemes: Any = False, **norm: Any) -> None:
         super().__init__(**norm)

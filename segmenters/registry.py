@@ -228,6 +228,11 @@ class PluginSegmenter:
         self.label = label
         self._signature: str | None = None
 
+    @property
+    def in_process(self) -> bool:
+        """The plug-in's ``in_process`` (see :attr:`Segmenter.in_process`), False unless it is True."""
+        return getattr(self.inner, "in_process", False) is True
+
     def _fail(self, what: str) -> PluginError:
         return PluginError(f"segmenter plug-in {self.name!r} {what}")
 

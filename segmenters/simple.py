@@ -16,6 +16,8 @@ RULES_VERSION = "2"
 class _RuleSegmenter(Segmenter):
     """A segmenter defined by this package's own rules (no third-party tokenizer)."""
 
+    in_process = True
+
     @classmethod
     def describe(cls) -> str:
         return f"rules:{RULES_VERSION}"
@@ -53,6 +55,8 @@ class WhitespaceSegmenter(_RuleSegmenter):
 
 class _SacrebleuSegmenter(Segmenter):
     """A sacrebleu tokenizer (a ``str -> str`` function adding spaces), then split on whitespace."""
+
+    in_process = True
 
     #: The tokenizer class ``tokenizer`` of the submodule ``sacrebleu.tokenizers.<module>``.
     module: str

@@ -245,3 +245,31 @@ def test_a_run_at_document_level_correlates_the_judged_documents(tmp_path):
     human = judged.groupby(["system", "doc_id"])["value"].mean()
     expected = np.corrcoef(scores.loc[human.index].to_numpy(), human.to_numpy())[0, 1]
     assert doc["value"].iloc[0] == pytest.approx(expected, rel=1e-12)
+
+
+def test_rule_segmenters_are_segmented_here_and_model_segmenters_on_the_workers(tmp_path):
+    """With an executor, ``char`` (rules, no model: ``in_process``) is never sent to a worker,
+    jieba is; the scores are those of a run without workers."""
+    import concurrent.futures as cf
+
+    from metaeval import api, segmenters
+    from metaeval.segmenting import _segment_task
+    from tests.robustness._helpers import make_corpus
+
+    class Recording(cf.ThreadPoolExecutor):
+        def __init__(self) -> None:
+            super().__init__(max_workers=2)
+            self.segmented: list[str] = []
+
+        def submit(self, fn, /, *args, **kwargs):  # noqa: ANN001, ANN202
+            if fn is _segment_task:
+                self.segmented.append(args[0].split("|")[0])
+            return super().submit(fn, *args, **kwargs)
+
+    assert segmenters.get("char").in_process and segmenters.get("cjk-char").in_process
+    assert not segmenters.get("jieba").in_process
+    corpus, _ = api.read_corpus(make_corpus(tmp_path / "tiny"))
+    with Recording() as executor:
+        got = api.score(corpus, ["char", "jieba"], ["bleu", "chrf"], executor=executor, jobs=2)
+    assert executor.segmented and set(executor.segmented) == {"jieba"}
+    pd.testing.assert_frame_equal(got, api.score(corpus, ["char", "jieba"], ["bleu", "chrf"]))

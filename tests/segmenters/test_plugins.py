@@ -115,3 +115,13 @@ def test_a_plugins_release_is_called_through_its_checks() -> None:
     PluginSegmenter("plain", object(), "plain").release()  # nothing to release: nothing happens
     with pytest.raises(PluginError, match=r"^segmenter plug-in 'failing' release\(\) raised RuntimeError: model gone$"):
         PluginSegmenter("failing", Failing(), "failing").release()
+
+
+def test_a_plugin_is_segmented_in_the_scoring_process_only_when_it_says_so_with_true() -> None:
+    from types import SimpleNamespace
+
+    from metaeval.segmenters.registry import PluginSegmenter
+
+    assert PluginSegmenter("rules", SimpleNamespace(in_process=True), "rules").in_process is True
+    assert PluginSegmenter("model", object(), "model").in_process is False
+    assert PluginSegmenter("vague", SimpleNamespace(in_process="yes"), "vague").in_process is False
