@@ -15,7 +15,9 @@ the tree, ``main^`` when this tree is ``main``'s tip without changes.
 
 ``python -m MODULE ARG ...`` runs in a fresh process with the working directory at the root of
 each side (a detached ``git worktree`` of ``--base``, and this repository), so each side imports
-its own ``metaeval``; an argument after the module naming an existing file or folder (from the current directory)
+its own ``metaeval``, and its own ``metaeval.segmenters`` and ``metaeval.corpora`` from the
+side's ``segmenters/`` and ``corpora/`` (an editable install would map those two to this
+repository's folders on both sides: :data:`FROM_TREE`); an argument after the module naming an existing file or folder (from the current directory)
 is given as an absolute path. ``{tmp}`` (an output folder) and ``{cache}`` (a cache folder) in an argument
 are replaced by empty temporary folders for every run, so every run is cold; ``{warm}`` by one
 folder per side kept over the rounds (a cache the untimed first run fills). Each side is run once untimed first
@@ -66,6 +68,28 @@ def _files(folder: Path) -> dict[str, bytes]:
     return out
 
 
+#: ``python -c FROM_TREE ROOT MODULE ARG ...`` is ``python -m MODULE ARG ...`` with the
+#: subpackages that live outside ``metaeval/`` (``package-dir`` in pyproject.toml) found under
+#: ROOT first, before any installed mapping of them.
+FROM_TREE = """
+import importlib.util, runpy, sys
+from pathlib import Path
+root = Path(sys.argv[1])
+folders = {"metaeval.segmenters": root / "segmenters", "metaeval.corpora": root / "corpora"}
+class FromTree:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        folder = folders.get(name)
+        if folder is None:
+            return None
+        return importlib.util.spec_from_file_location(name, folder / "__init__.py", submodule_search_locations=[str(folder)])
+sys.meta_path.insert(0, FromTree)
+sys.path.insert(0, str(root))
+sys.argv = sys.argv[2:]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
+
+
 def timed(root: Path, argv: list[str], warm: Path | None = None) -> tuple[dict[str, float], bytes, dict[str, bytes]]:
     """Wall and CPU seconds of ``python -m ARGV`` run in ``root``, its output (the run's temporary
     folders written back as ``{tmp}`` and ``{cache}``) and its files (``{warm}`` in an argument is ``warm``)."""
@@ -76,7 +100,8 @@ def timed(root: Path, argv: list[str], warm: Path | None = None) -> tuple[dict[s
             (Path(tmp) / "out").mkdir()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", *args], cwd=root, capture_output=True, check=False)
+        proc = subprocess.run([sys.executable, "-c", FROM_TREE, str(root), *args], cwd=root, capture_output=True,
+                              check=False)
         seconds = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if proc.returncode != 0:

@@ -128,3 +128,21 @@ def test_the_benchmarks_are_those_of_the_targets():
     assert "{warm}" in found["warm"] and "{tmp}" in found["li2011"] and str(ab_targets.LI2011_SPEC) in found["li2011"]
     with pytest.raises(ValueError, match="large"):
         ab_targets.commands(("large",))
+
+
+def test_each_side_imports_its_own_segmenters_and_corpora(tmp_path):
+    """``metaeval.segmenters`` and ``metaeval.corpora`` live outside ``metaeval/``; an editable
+    install maps them to this repository's folders, which would put this tree's segmenters on
+    both sides of a comparison. Each side finds them in its own tree."""
+    root = tmp_path / "side"
+    for folder in ("metaeval", "segmenters", "corpora"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "__init__.py").write_text("", encoding="utf-8")
+    (root / "segmenters" / "rules.py").write_text("", encoding="utf-8")
+    (root / "probe.py").write_text(
+        "import sys\nimport metaeval, metaeval.corpora, metaeval.segmenters.rules\n"
+        "for m in (metaeval, metaeval.corpora, metaeval.segmenters.rules):\n    print(m.__file__)\n"
+        "print(sys.argv[1:])\n", encoding="utf-8")  # fmt: skip
+    _, out, _ = ab.timed(root, ["probe", "--flag", "x"])
+    assert out.decode().splitlines() == [str(root / "metaeval" / "__init__.py"), str(root / "corpora" / "__init__.py"),
+                                         str(root / "segmenters" / "rules.py"), "['--flag', 'x']"]
