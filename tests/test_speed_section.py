@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from pathlib import Path
 
 from benchmarks.readme import BEGIN, END, README, rewrite, section
@@ -96,6 +98,24 @@ def test_cpu_targets_are_ratios_of_the_figures_beside_them():
     assert memory == ("1.30 GB", "**no**")
     assert li2011 == ("160.0 CPU-s; efficiency 1.33×", "yes / **no**")  # 100 / (150 / 2)
     assert bleu == ("2.00 CPU-s against 90.0 for sacrebleu: 45.0×", "yes")
+
+
+def test_parallel_efficiency_is_the_median_of_each_rounds_ratio():
+    """Rounds measured on this machine: their ratios are 1.204, 1.129 and 1.241, median 1.20.
+    The two sides' separate medians (16.97 s, 30.07 CPU-s) both come from round 2 here, the
+    round with the lowest ratio, and would give 1.13."""
+    from benchmarks import cpu_targets
+
+    entry = _cpu_entry(0.1)
+    entry["repeat"] = 3
+    entry["workload_rounds"] = [
+        {"parallel": {"seconds": p, "cpu_seconds": 30.0}, "one_process": {"seconds": o, "cpu_seconds": o}}
+        for p, o in ((16.79, 27.89), (16.97, 30.07), (19.27, 31.06))
+    ]
+    assert cpu_targets.figures(entry)["parallel_efficiency"] == pytest.approx(16.79 / (27.89 / 2))
+    measured, met = {m: (v, ok) for m, v, _, ok in cpu_targets.rows(entry)}["parallel efficiency, fixed workload, default `--jobs`"]
+    assert measured == "17.0 s against 30.1 CPU-s / 2: 1.20× (median of the rounds' ratios 1.20, 1.13, 1.24)"
+    assert met == "**no**"
 
 
 def test_wall_clock_ratios_measured_under_load_are_not_stored():
