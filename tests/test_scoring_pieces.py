@@ -247,14 +247,17 @@ def test_a_run_at_document_level_correlates_the_judged_documents(tmp_path):
     assert doc["value"].iloc[0] == pytest.approx(expected, rel=1e-12)
 
 
-def test_rule_segmenters_are_segmented_here_and_model_segmenters_on_the_workers(tmp_path):
+def test_rule_segmenters_are_segmented_here_and_model_segmenters_on_the_workers(tmp_path, monkeypatch):
     """With an executor, ``char`` (rules, no model: ``in_process``) is never sent to a worker,
     jieba is; the scores are those of a run without workers."""
     import concurrent.futures as cf
 
-    from metaeval import api, segmenters
+    from metaeval import api, segmenters, segmenting
     from metaeval.segmenting import _segment_task
     from tests.robustness._helpers import make_corpus
+
+    # the "workers" are threads of this process: what they build is kept apart from other tests
+    monkeypatch.setattr(segmenting, "_WORKER_SEGMENTERS", {})
 
     class Recording(cf.ThreadPoolExecutor):
         def __init__(self) -> None:
