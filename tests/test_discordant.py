@@ -37,6 +37,8 @@ def test_by_hand():
     # constant humans or too few cells: nothing to count
     assert c_minus_d(x, np.array([[3, 3, 3, 3]])).tolist() == [0]
     assert discordant_pairs(np.array([5]), np.array([[0], [0]])).tolist() == [0, 0]
+    # two cells: one pair, discordant in the first ordering, concordant in the second
+    assert discordant_pairs(np.array([0, 1]), np.array([[1, 0], [0, 1]])).tolist() == [1, 0]
 
 
 @pytest.mark.parametrize("seed", range(4))
