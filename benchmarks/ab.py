@@ -16,8 +16,8 @@ the tree, ``main^`` when this tree is ``main``'s tip without changes.
 ``python -m MODULE ARG ...`` runs in a fresh process with the working directory at the root of
 each side (a detached ``git worktree`` of ``--base``, and this repository), so each side imports
 its own ``metaeval``, and its own ``metaeval.segmenters`` and ``metaeval.corpora`` from the
-side's ``segmenters/`` and ``corpora/`` (an editable install would map those two to this
-repository's folders on both sides: :data:`FROM_TREE`); an argument after the module naming an existing file or folder (from the current directory)
+folders the side's pyproject.toml names for them (``package-dir``; an editable install would map
+them to this repository's folders on both sides: :data:`FROM_TREE`); an argument after the module naming an existing file or folder (from the current directory)
 is given as an absolute path. ``{tmp}`` (an output folder) and ``{cache}`` (a cache folder) in an argument
 are replaced by empty temporary folders for every run, so every run is cold; ``{warm}`` by one
 folder per side kept over the rounds (a cache the untimed first run fills). Each side is run once untimed first
@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import resource
 import shlex
@@ -68,14 +69,13 @@ def _files(folder: Path) -> dict[str, bytes]:
     return out
 
 
-#: ``python -c FROM_TREE ROOT MODULE ARG ...`` is ``python -m MODULE ARG ...`` with the
-#: subpackages that live outside ``metaeval/`` (``package-dir`` in pyproject.toml) found under
-#: ROOT first, before any installed mapping of them.
+#: ``python -c FROM_TREE FOLDERS MODULE ARG ...`` is ``python -m MODULE ARG ...`` with the
+#: packages of FOLDERS (JSON: package name -> folder, :func:`package_dirs`) found there first,
+#: before any installed mapping of them.
 FROM_TREE = """
-import importlib.util, runpy, sys
+import importlib.util, json, runpy, sys
 from pathlib import Path
-root = Path(sys.argv[1])
-folders = {"metaeval.segmenters": root / "segmenters", "metaeval.corpora": root / "corpora"}
+folders = {name: Path(folder) for name, folder in json.loads(sys.argv[1]).items()}
 class FromTree:
     @staticmethod
     def find_spec(name, path=None, target=None):
@@ -84,10 +84,23 @@ class FromTree:
             return None
         return importlib.util.spec_from_file_location(name, folder / "__init__.py", submodule_search_locations=[str(folder)])
 sys.meta_path.insert(0, FromTree)
-sys.path.insert(0, str(root))
 sys.argv = sys.argv[2:]
 runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
 """
+
+
+def package_dirs(root: Path) -> dict[str, str]:
+    """The packages that ``root``'s pyproject.toml places outside their parent's folder
+    (``[tool.setuptools] package-dir``), each with its folder under ``root``."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    found = root / "pyproject.toml"
+    if not found.is_file():
+        return {}
+    mapping = tomllib.loads(found.read_text(encoding="utf-8")).get("tool", {}).get("setuptools", {}).get("package-dir", {})
+    return {name: str(root / folder) for name, folder in mapping.items() if name}
 
 
 def timed(root: Path, argv: list[str], warm: Path | None = None) -> tuple[dict[str, float], bytes, dict[str, bytes]]:
@@ -100,8 +113,8 @@ def timed(root: Path, argv: list[str], warm: Path | None = None) -> tuple[dict[s
             (Path(tmp) / "out").mkdir()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-c", FROM_TREE, str(root), *args], cwd=root, capture_output=True,
-                              check=False)
+        proc = subprocess.run([sys.executable, "-c", FROM_TREE, json.dumps(package_dirs(root)), *args], cwd=root,
+                              capture_output=True, check=False)
         seconds = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if proc.returncode != 0:

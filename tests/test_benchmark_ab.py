@@ -133,12 +133,15 @@ def test_the_benchmarks_are_those_of_the_targets():
 def test_each_side_imports_its_own_segmenters_and_corpora(tmp_path):
     """``metaeval.segmenters`` and ``metaeval.corpora`` live outside ``metaeval/``; an editable
     install maps them to this repository's folders, which would put this tree's segmenters on
-    both sides of a comparison. Each side finds them in its own tree."""
+    both sides of a comparison. Each side finds them where its own pyproject.toml puts them."""
     root = tmp_path / "side"
     for folder in ("metaeval", "segmenters", "corpora"):
         (root / folder).mkdir(parents=True)
         (root / folder / "__init__.py").write_text("", encoding="utf-8")
     (root / "segmenters" / "rules.py").write_text("", encoding="utf-8")
+    (root / "pyproject.toml").write_text(
+        '[tool.setuptools]\npackage-dir = { "metaeval.segmenters" = "segmenters", "metaeval.corpora" = "corpora" }\n',
+        encoding="utf-8")
     (root / "probe.py").write_text(
         "import sys\nimport metaeval, metaeval.corpora, metaeval.segmenters.rules\n"
         "for m in (metaeval, metaeval.corpora, metaeval.segmenters.rules):\n    print(m.__file__)\n"
@@ -146,3 +149,8 @@ def test_each_side_imports_its_own_segmenters_and_corpora(tmp_path):
     _, out, _ = ab.timed(root, ["probe", "--flag", "x"])
     assert out.decode().splitlines() == [str(root / "metaeval" / "__init__.py"), str(root / "corpora" / "__init__.py"),
                                          str(root / "segmenters" / "rules.py"), "['--flag', 'x']"]
+
+
+def test_the_folders_a_side_maps_are_its_pyproject_package_dirs():
+    assert ab.package_dirs(REPO) == {"metaeval.segmenters": str(REPO / "segmenters"), "metaeval.corpora": str(REPO / "corpora")}
+
