@@ -5,10 +5,10 @@ on first use and fail offline. Loading takes about 5 CPU-s and 680 MB at its pea
 size of the process; 810 MB and 6.5 CPU-s with pkuseg's own loader); once loaded it holds
 290 MB (pkuseg's word pairs, which only its training reads, are not kept, and its feature map
 is held in arrays: :func:`metaeval.segmenters.pkuseg_features.load_extractor`), so the model is
-loaded once per process, on first use, and shared by every ``pkuseg`` segmenter. Its per-piece tagger is replaced by
-:mod:`metaeval.segmenters.pkuseg_features`, which finds the same features (2.7 times as fast,
-``python -m benchmarks.pkuseg_tagger``) and so gives the same tokens; everything else is
-pkuseg's own.
+loaded once per process, on first use, and shared by every ``pkuseg`` segmenter. Its per-piece
+tagger is replaced by :mod:`metaeval.segmenters.pkuseg_features`, which finds the same features
+(2.7 times as fast, ``python -m benchmarks.pkuseg_tagger``) and so gives the same tokens;
+everything else is pkuseg's own.
 """
 
 from __future__ import annotations
