@@ -38,6 +38,11 @@ def _rate(x: float) -> str:
     return _n(x) if x >= 100 else _n(x, 1)
 
 
+def _tree_text(this: str) -> str:
+    """The commit an A/B's tree was at, and whether it had changes not yet committed (the change measured)."""
+    return f"`{this[:7]}` with the change measured, before it was committed" if this.endswith("+changes") else f"`{this[:7]}`"
+
+
 def _load_text(entry: dict[str, Any]) -> str:
     found = _load(entry)
     return f"load average {found:.1f}" if found is not None else "load average not recorded"
@@ -198,7 +203,7 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
                 f"`{first['base'][:7]}`, medians of {first['repeat']}; {_load_text(first)}), CPU seconds this / base: "
                 + "; ".join(cells) + "."]
     for key, ab in sorted((k, v) for k, v in results.items() if k.startswith("ab") and not k.startswith("ab_target_")):
-        out += ["", f"`{ab['command']}` from an empty folder, on this tree (`{ab['this'][:7]}`) and on `{ab['base'][:7]}` in turn "
+        out += ["", f"`{ab['command']}` from an empty folder, on this tree ({_tree_text(ab['this'])}) and on `{ab['base'][:7]}` in turn "
                 f"(`python -m benchmarks.ab`, key `{key}`; medians of {ab['repeat']}; {_load_text(ab)}): "
                 f"{ab['median']['this']['seconds']:.1f} s ({ab['median']['this']['cpu_seconds']:.1f} CPU-s) against "
                 f"{ab['median']['base']['seconds']:.1f} s ({ab['median']['base']['cpu_seconds']:.1f} CPU-s), "

@@ -15,9 +15,10 @@ with this model:
   the main process (reading, storing, the answer, rendering) per dataset. Scoring is counted
   without the reuse across systems and segmenters that a run adds, so it is an upper bound;
   chrF, which a run computes once per dataset, is counted once.
-- Time on W workers: the work is cut into tasks (segmentation chunks, one system's scoring under
-  one segmenter, bootstrap blocks of configurations), so it divides over W until a single task
-  is the longest thing left: time = serial work + max(parallel CPU seconds / W, the longest
+- Time on W workers: the work is cut into tasks (segmentation chunks; under one segmenter, one
+  system's scoring with the metrics whose scoring dominates (TER, METEOR) and every system's with
+  the others (:func:`metaeval.scoring.chunk_plan`); bootstrap blocks of configurations), so it
+  divides over W until a single task is the longest thing left: time = serial work + max(parallel CPU seconds / W, the longest
   task) + the start of a worker (interpreter, imports, compiled kernels) + the model loads of one
   worker.
 - Memory of a worker: a Dask worker keeps every segmenter it built (one model load per worker,
@@ -85,6 +86,15 @@ def load_seconds(throughput: dict[str, Any] | None, dataset: str, segmenter: str
     return 0.0
 
 
+def longest_scoring_task(metric_cpu_seconds: dict[str, float], systems: int) -> float:
+    """CPU seconds of the longest scoring task of one segmenter (:func:`metaeval.scoring.chunk_plan`):
+    one system's scoring with the metrics that split systems apart, or every system's with the others."""
+    from metaeval.metrics import get_metric
+
+    split = sum(v for m, v in metric_cpu_seconds.items() if get_metric(m).split_systems)
+    return max(split / systems, sum(metric_cpu_seconds.values()) - split)
+
+
 def study_model(costs: dict[str, Any], stages: dict[str, Any], throughput: dict[str, Any] | None = None) -> dict[str, Any]:
     """CPU seconds, the longest task and memory of the study, per dataset and in all."""
     stats_per_config, serial, _ = per_configuration(stages)
@@ -97,7 +107,7 @@ def study_model(costs: dict[str, Any], stages: dict[str, Any], throughput: dict[
         scoring += max(s["metric_cpu_seconds"]["chrf"] for s in segs.values())
         configurations = len(segs) * len(costs["metrics"])
         systems = max(1, round(next(iter(segs.values()))["pairs"] / 634))
-        longest = max(sum(s["metric_cpu_seconds"].values()) / systems for s in segs.values())
+        longest = max(longest_scoring_task(s["metric_cpu_seconds"], systems) for s in segs.values())
         base = min(s["peak_rss_mb"] - s["segmenter_rss_mb"] for s in segs.values())
         datasets[dataset] = {
             "segmenters": len(segs), "configurations": configurations, "segmentation": segmentation, "scoring": scoring,
@@ -200,7 +210,7 @@ def document(results: dict[str, Any]) -> str:
         fixed = seconds - max(model["parallel_cpu_seconds"] / w, model["longest_task_cpu_seconds"])
         out.append(f"| {w} | {seconds:.0f} s | {fixed / seconds:.0%} | {_gb(w * worker_mb)} ({_gb(worker_mb)} a worker) |")
     out += ["", f"The work divides until about {model['divides_until']:.0f} workers (work over the longest single task, "
-            "one system's scoring under one segmenter at character level); long before that, the parts that do not "
+            "a scoring task at character level: one system's TER and METEOR, or every system's other metrics); long before that, the parts that do not "
             "divide (the main process, each worker's start and model loads) are most of the time. Memory grows with "
             "the workers, since each keeps the models it loaded (the Chinese and Japanese ones, for a worker that "
             "served both datasets); a Dask worker per machine with several threads would share them.", ""]

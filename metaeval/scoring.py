@@ -1,10 +1,14 @@
 """Segmenters x metrics over a corpus: per-segment statistics, then scores at every level.
 
 Each unique text is segmented once per segmenter. Each metric prepares its reference
-statistics once per segmenter and shares them with every system. Work is split into
-(segmenter, group of systems) chunks that run on any ``concurrent.futures.Executor``
-(a process pool, or a cluster executor such as Dask's ``Client.get_executor()``);
-without one, everything runs in this process. The numbers do not depend on the executor.
+statistics once per segmenter and shares them with every system. Work is split into chunks of
+one segmenter that run on any ``concurrent.futures.Executor`` (a process pool, or a cluster
+executor such as Dask's ``Client.get_executor()``): one chunk scores every system with the
+metrics whose references cost about as much to prepare as a system to score (BLEU, NIST,
+chrF, GTM: prepared once, as in one process), and each group of systems is a chunk of the
+metrics whose scoring dominates (:attr:`~metaeval.metrics.base.Metric.split_systems`: TER,
+METEOR). Without an executor, everything runs in this process. The numbers do not depend on
+the executor.
 """
 
 from __future__ import annotations
@@ -168,6 +172,22 @@ def _score_chunk(
 
 
 
+def chunk_plan(choices: Sequence[MetricChoice], groups: Sequence[Sequence[str]]) -> list[tuple[list[int], list[str]]]:
+    """``(metric indices, systems)`` of each chunk of one segmenter, whose systems are split into
+    ``groups``: one chunk of every system for the metrics that are not
+    :attr:`~metaeval.metrics.base.Metric.split_systems`, then one chunk per group for those
+    that are. A single group is a single chunk."""
+    everything = list(range(len(choices)))
+    if len(groups) == 1:
+        return [(everything, list(groups[0]))]
+    split = [m for m in everything if choices[m].metric.split_systems]
+    whole = [m for m in everything if m not in split]
+    plan = [(whole, [name for group in groups for name in group])] if whole else []
+    if split:
+        plan += [(split, list(group)) for group in groups]
+    return plan
+
+
 def _default_chunks(executor: cf.Executor | None) -> int:
     """One chunk in this process (references prepared once); two per worker in a pool."""
     if executor is None:
@@ -196,7 +216,8 @@ def score_corpus(
     (``"bleu:n=18,smooth=none"``) or metric objects. Segmentation of the unique texts is
     split over ``jobs`` local processes, or over the workers of a cluster ``executor``
     (:mod:`metaeval.segmenting`). With an ``executor``, the systems of each segmenter are
-    split into ``chunks_per_segmenter`` groups (default: two per worker) that are scored in
+    split into ``chunks_per_segmenter`` groups (default: two per worker) for the metrics whose
+    scoring dominates, and scored in one chunk for the others (:func:`chunk_plan`), in
     parallel while the next segmenter is segmented; results are identical to serial scoring.
     Statistics that depend on one segment only are computed once per distinct hypothesis and
     references as the metric sees them: across systems that output the same text for a
@@ -327,9 +348,9 @@ def score_corpus(
             for system in systems:
                 reuse.plan(k, kind, system, keys[system])
             del keys
-        for group in groups:
-            rows = {(m, name): reuse.wanted(k, kinds[m], name) for m, name in missing if name in group}
-            known_pairs = len(group) * len(choices) - len(rows)
+        for chosen, group in chunk_plan(choices, groups):
+            rows = {(m, name): reuse.wanted(k, kinds[m], name) for m, name in missing if m in chosen and name in group}
+            known_pairs = len(group) * len(chosen) - len(rows)
             if known_pairs:
                 report(known_pairs * n_seg)
             if not rows:

@@ -73,6 +73,42 @@ def test_jobs_give_identical_statistics(small_corpus, monkeypatch):
         assert a.stats.tobytes() == b.stats.tobytes() and a.seg_scores.tobytes() == b.seg_scores.tobytes()
 
 
+def test_chunks_split_systems_only_for_metrics_whose_scoring_dominates():
+    from metaeval.scoring import MetricChoice, chunk_plan
+
+    choices = [MetricChoice.of(m) for m in ("bleu", "1-ter", "chrf", "meteor")]
+    groups = [["a", "c"], ["b", "d"]]
+    assert chunk_plan(choices, groups) == [([0, 2], ["a", "c", "b", "d"]), ([1, 3], ["a", "c"]), ([1, 3], ["b", "d"])]
+    assert chunk_plan(choices[2:3], groups) == [([0], ["a", "c", "b", "d"])]
+    assert chunk_plan(choices[1:2], groups) == [([0], ["a", "c"]), ([0], ["b", "d"])]
+    assert chunk_plan(choices, [["a", "b"]]) == [([0, 1, 2, 3], ["a", "b"])]  # one process: one chunk
+
+
+def test_a_pool_prepares_the_references_of_a_whole_metric_once_per_segmenter(small_corpus, monkeypatch):
+    """BLEU's references cost about as much to index as a system to score: every system goes to
+    one task, which prepares them once; TER's systems are spread over tasks (two per worker)."""
+    from metaeval.metrics import bleu, ter
+
+    prepared = multiprocessing.get_context("fork").Queue()
+    for cls in (bleu.BLEU, ter.TER):
+        def prepare(self, refs, _original=cls.prepare):  # noqa: ANN001, ANN202
+            if len(refs[0]) == 10:  # the corpus's references, not the kernels' preloading pair
+                prepared.put(self.name)
+            return _original(self, refs)
+
+        monkeypatch.setattr(cls, "prepare", prepare)
+    corpus = small_corpus.subset(seg_ids=small_corpus.seg_ids[:10])
+    with cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
+        parallel = score_corpus(corpus, ["char", "jieba"], ["bleu", "1-ter"], executor=pool, jobs=2)
+    names = []
+    while not prepared.empty() or len(names) < 10:
+        names.append(prepared.get(timeout=10))
+    assert sorted(names) == ["bleu"] * 2 + ["ter"] * 8  # 2 segmenters; TER: 2 x 4 groups
+    serial = score_corpus(corpus, ["char", "jieba"], ["bleu", "1-ter"])
+    for a, b in zip(serial.configs, parallel.configs):
+        assert a.stats.tobytes() == b.stats.tobytes(), (a.metric, a.segmenter)
+
+
 class _RecordingPool(cf.ProcessPoolExecutor):
     """A forked pool that records its first task in ``EVENTS``."""
 

@@ -161,13 +161,17 @@ def test_scaling_model_divides_the_work_until_the_longest_task():
     stages = {"workload": {"segmenters": ["a", "b"], "metrics": ["m1", "m2"]},
               "stages_cpu_seconds": {"statistics: x": 3.0, "answer": 1.0, "imports": 1.5, "kernels m1": 0.5,
                                      "reading corpus and judgments": 0.5, "command line, rest": 0.5}}
-    seg = {"segmentation_cpu_seconds": 10.0, "metric_cpu_seconds": {"m1": 4.0, "chrf": 2.0}, "pairs": 634 * 2,
+    seg = {"segmentation_cpu_seconds": 10.0, "metric_cpu_seconds": {"1-ter": 4.0, "chrf": 2.0}, "pairs": 634 * 2,
            "peak_rss_mb": 700.0, "segmenter_rss_mb": 500.0}
-    costs = {"metrics": ["m1", "chrf"], "datasets": {"d": {"s1": seg, "s2": dict(seg, segmenter_rss_mb=100.0)}}}
+    costs = {"metrics": ["1-ter", "chrf"], "datasets": {"d": {"s1": seg, "s2": dict(seg, segmenter_rss_mb=100.0)}}}
     model = study_model(costs, stages)  # fmt: skip
     d = model["datasets"]["d"]
     # statistics: 4 CPU-s over the fixed workload's 4 configurations = 1 per configuration; chrF once
     assert (d["segmentation"], d["scoring"], d["statistics"]) == (20.0, 10.0, 4.0)
-    assert d["longest_task"] == 3.0  # one of 2 systems: (4 + 2) / 2
+    # TER splits the 2 systems apart (4 / 2), chrF scores both in one task (2)
+    assert d["longest_task"] == 2.0
     assert d["worker_mb_keeping_models"] == 200.0 + 500.0 + 100.0
-    assert model["seconds"][1] == 1.0 + 34.0 + 2.0 and model["seconds"][64] == 1.0 + 3.0 + 2.0
+    assert model["seconds"][1] == 1.0 + 34.0 + 2.0 and model["seconds"][64] == 1.0 + 2.0 + 2.0
+    # chrF taking longer over both systems than TER over one: that task is the longest
+    seg["metric_cpu_seconds"] = {"1-ter": 4.0, "chrf": 2.5}
+    assert study_model(costs, stages)["datasets"]["d"]["longest_task"] == 2.5

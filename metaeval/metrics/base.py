@@ -35,6 +35,11 @@ class Metric(ABC):
     #: Whether scoring runs compiled kernels (numba, loaded from its cache on first use: about
     #: 130 MB of a process's memory, see :meth:`preload`).
     compiled_kernels: ClassVar[bool] = False
+    #: Whether scoring one system costs far more than preparing the references (TER's shift
+    #: search, METEOR's alignment). A run with workers then spreads the systems of one
+    #: segmenter over several tasks; otherwise (the default) they all go to one task, which
+    #: prepares the references once, as a run in one process does.
+    split_systems: ClassVar[bool] = False
 
     @property
     @abstractmethod

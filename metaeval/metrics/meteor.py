@@ -310,6 +310,7 @@ class METEOR(Metric):
 
     name: ClassVar[str] = "meteor"
     compiled_kernels: ClassVar[bool] = True
+    split_systems: ClassVar[bool] = True  # the alignment search dwarfs indexing the references
     higher_is_better: ClassVar[bool] = True
 
     def __post_init__(self) -> None:

@@ -120,6 +120,7 @@ class TER(Metric):
 
     name: ClassVar[str] = "ter"
     compiled_kernels: ClassVar[bool] = True
+    split_systems: ClassVar[bool] = True  # the shift search dwarfs mapping references to ids
 
     def __post_init__(self) -> None:
         for field in ("case_sensitive", "invert"):
