@@ -18,9 +18,9 @@ with this model:
 - Time on W workers: the work is cut into tasks (segmentation chunks; under one segmenter, one
   system's scoring with the metrics whose scoring dominates (TER, METEOR) and every system's with
   the others (:func:`metaeval.scoring.chunk_plan`); bootstrap blocks of configurations), so it
-  divides over W until a single task is the longest thing left: time = serial work + max(parallel CPU seconds / W, the longest
-  task) + the start of a worker (interpreter, imports, compiled kernels) + the model loads of one
-  worker.
+  divides over W until a single task is the longest thing left: time = serial work +
+  max(parallel CPU seconds / W, the longest task) + the start of a worker (interpreter, imports,
+  compiled kernels) + the model loads of one worker.
 - Memory of a worker: a Dask worker keeps every segmenter it built (one model load per worker,
   not per task), so its peak is its base size plus every model of the language; a local pool's
   worker drops a model once its texts are segmented.

@@ -172,19 +172,19 @@ def _score_chunk(
 
 
 
-def chunk_plan(choices: Sequence[MetricChoice], groups: Sequence[Sequence[str]]) -> list[tuple[list[int], list[str]]]:
-    """``(metric indices, systems)`` of each chunk of one segmenter, whose systems are split into
-    ``groups``: one chunk of every system for the metrics that are not
-    :attr:`~metaeval.metrics.base.Metric.split_systems`, then one chunk per group for those
-    that are. A single group is a single chunk."""
+def chunk_plan(choices: Sequence[MetricChoice], systems: Sequence[str], n_chunks: int) -> list[tuple[list[int], list[str]]]:
+    """``(metric indices, systems)`` of each chunk of one segmenter: one chunk of every system for
+    the metrics that are not :attr:`~metaeval.metrics.base.Metric.split_systems`, then, for
+    those that are, one chunk per group of systems (``n_chunks`` groups, every ``n_chunks``-th
+    system from the ``i``-th). A single group is a single chunk of every metric."""
     everything = list(range(len(choices)))
-    if len(groups) == 1:
-        return [(everything, list(groups[0]))]
+    if n_chunks == 1:
+        return [(everything, list(systems))]
     split = [m for m in everything if choices[m].metric.split_systems]
     whole = [m for m in everything if m not in split]
-    plan = [(whole, [name for group in groups for name in group])] if whole else []
+    plan = [(whole, list(systems))] if whole else []
     if split:
-        plan += [(split, list(group)) for group in groups]
+        plan += [(split, list(systems[i::n_chunks])) for i in range(n_chunks)]
     return plan
 
 
@@ -244,7 +244,7 @@ def score_corpus(
     stored = StatsStore(as_store(store), corpus)
     systems = corpus.system_names
     n_chunks = max(1, min(len(systems), chunks_per_segmenter or _default_chunks(executor)))
-    groups = [systems[i::n_chunks] for i in range(n_chunks)]
+    plan = chunk_plan(choices, systems, n_chunks)
     kinds = [choice.metric.reuse_key() for choice in choices]
     texts = [t for ref in corpus.refs_list() for t in ref]
     texts += [t for hyps in corpus.systems.values() for t in hyps]
@@ -348,7 +348,7 @@ def score_corpus(
             for system in systems:
                 reuse.plan(k, kind, system, keys[system])
             del keys
-        for chosen, group in chunk_plan(choices, groups):
+        for chosen, group in plan:
             rows = {(m, name): reuse.wanted(k, kinds[m], name) for m, name in missing if m in chosen and name in group}
             known_pairs = len(group) * len(chosen) - len(rows)
             if known_pairs:

@@ -77,11 +77,11 @@ def test_chunks_split_systems_only_for_metrics_whose_scoring_dominates():
     from metaeval.scoring import MetricChoice, chunk_plan
 
     choices = [MetricChoice.of(m) for m in ("bleu", "1-ter", "chrf", "meteor")]
-    groups = [["a", "c"], ["b", "d"]]
-    assert chunk_plan(choices, groups) == [([0, 2], ["a", "c", "b", "d"]), ([1, 3], ["a", "c"]), ([1, 3], ["b", "d"])]
-    assert chunk_plan(choices[2:3], groups) == [([0], ["a", "c", "b", "d"])]
-    assert chunk_plan(choices[1:2], groups) == [([0], ["a", "c"]), ([0], ["b", "d"])]
-    assert chunk_plan(choices, [["a", "b"]]) == [([0, 1, 2, 3], ["a", "b"])]  # one process: one chunk
+    systems = ["a", "b", "c", "d"]
+    assert chunk_plan(choices, systems, 2) == [([0, 2], ["a", "b", "c", "d"]), ([1, 3], ["a", "c"]), ([1, 3], ["b", "d"])]
+    assert chunk_plan(choices[2:3], systems, 2) == [([0], ["a", "b", "c", "d"])]
+    assert chunk_plan(choices[1:2], systems, 2) == [([0], ["a", "c"]), ([0], ["b", "d"])]
+    assert chunk_plan(choices, systems, 1) == [([0, 1, 2, 3], ["a", "b", "c", "d"])]  # one process: one chunk
 
 
 def test_a_pool_prepares_the_references_of_a_whole_metric_once_per_segmenter(small_corpus, monkeypatch):

@@ -280,7 +280,8 @@ def _pooled_tallies(x: np.ndarray, y: np.ndarray, landing: np.ndarray, eps: floa
     Only what pairs a metric difference with a human difference changes: Kendall's ``C - D`` over
     every pair (``N - T_x - T_y + T_xy - 2D``, :func:`~metaeval.stats.discordant.discordant_pairs`,
     O(n log n)), the pairs tied on both sides (equal metric scores landing on equal human scores),
-    and the pairs within ``eps`` but not equal, enumerated once. The pairs tied by either side alone follow from the multisets of scores."""
+    and the pairs within ``eps`` but not equal, enumerated once. The pairs tied by either side
+    alone follow from the multisets of scores."""
     close = _close_pairs(x, eps)
     if close is None:
         return None
