@@ -58,7 +58,8 @@ def default_segmenters(target_lang: str) -> tuple[str, ...]:
 
 #: Texts segmented here first to estimate the cost before forking workers for the rest.
 PROBE_TEXTS = 256
-#: Forking workers pays only when the remaining segmentation is projected to take longer.
+#: Forking workers pays only when the remaining segmentation is projected to take longer
+#: (:func:`projected_seconds`).
 MIN_PARALLEL_SECONDS = 0.5
 
 #: Segmenters a worker process has built (cluster workers) or inherited by fork (local workers).
@@ -228,12 +229,13 @@ def segment_texts(seg: Any, spec: str | None, texts: Sequence[str], *, jobs: int
         return _joined(signature, _chunk_tasks(executor, signature, worker_spec(seg, spec), texts, jobs))
     if jobs <= 1 or len(texts) <= PROBE_TEXTS:
         return [list(t) for t in seg.segment_many(texts)]
-    # Segment a first slice here: it loads the model (shared with the workers forked below)
-    # and tells whether the rest is worth forking for.
-    start = time.perf_counter()
-    head = [list(t) for t in seg.segment_many(texts[:PROBE_TEXTS])]
+    # Segment a first slice here: its first text loads the model (shared with the workers forked
+    # below); the others, timed, tell whether the rest is worth forking for.
+    head = [list(t) for t in seg.segment_many(texts[:1])]
+    wall, cpu = time.perf_counter(), time.process_time()
+    head += [list(t) for t in seg.segment_many(texts[1:PROBE_TEXTS])]
     rest = texts[PROBE_TEXTS:]
-    projected = (time.perf_counter() - start) * len(rest) / PROBE_TEXTS
+    projected = projected_seconds(time.perf_counter() - wall, time.process_time() - cpu, len(rest) / (PROBE_TEXTS - 1))
     if projected < MIN_PARALLEL_SECONDS:
         return head + [list(t) for t in seg.segment_many(rest)]
     chunks = split(rest, jobs)
@@ -253,6 +255,15 @@ def segment_texts(seg: Any, spec: str | None, texts: Sequence[str], *, jobs: int
     return out
 
 
+def projected_seconds(wall: float, cpu: float, scale: float) -> float:
+    """Seconds the rest of a segmentation is projected to take, from a slice that took ``wall``
+    seconds and ``cpu`` seconds of this process's CPU time, the rest being ``scale`` times as
+    many texts: its CPU time, which other busy processes do not stretch as they stretch the
+    wall time, unless the work runs mostly outside this process (a segmenter program such as
+    ChaSen, under a quarter of the wall time on this process's CPU): then its wall time."""
+    return scale * (cpu if cpu >= wall / 4 else wall)
+
+
 def _workers(executor: cf.Executor, jobs: int) -> int:
     """Number of workers behind an executor (a process pool's, a Dask client's), at least ``jobs``."""
     count = getattr(executor, "_max_workers", None)
@@ -265,4 +276,4 @@ def _workers(executor: cf.Executor, jobs: int) -> int:
     return max(1, int(count or jobs or 1))
 
 
-__all__ = ["DEFAULT_SEGMENTERS", "FALLBACK_SEGMENTERS", "Pending", "default_segmenters", "Shipped", "get_segmenter", "interned", "segment_texts", "split", "start", "worker_spec"]
+__all__ = ["DEFAULT_SEGMENTERS", "FALLBACK_SEGMENTERS", "Pending", "default_segmenters", "Shipped", "get_segmenter", "interned", "projected_seconds", "segment_texts", "split", "start", "worker_spec"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import time
 
 import pytest
 
@@ -30,6 +31,42 @@ def test_forked_workers_give_the_tokens_of_one_process(monkeypatch):
     seg = segmenters.get("jieba")
     assert segmenting.segment_texts(seg, "jieba", TEXTS, jobs=3) == expected("jieba")
     assert seg.signature() not in segmenting._WORKER_SEGMENTERS  # nothing left behind
+
+
+class SlowToLoad:
+    """A segmenter whose first call loads a "model" (burns CPU for ``load`` seconds), then fast."""
+
+    def __init__(self, load: float) -> None:
+        self.load = load
+        self.loaded = False
+
+    def signature(self) -> str:
+        return "slow-to-load|1"
+
+    def segment_many(self, texts):  # noqa: ANN001, ANN202
+        if not self.loaded:
+            end = time.process_time() + self.load
+            while time.process_time() < end:
+                pass
+            self.loaded = True
+        return [list(t) for t in texts]
+
+
+def test_the_model_load_is_not_projected_onto_the_rest(monkeypatch):
+    # 0.3 s of loading on the first text, once. Counted in the probe of 256 texts, it would
+    # project 0.3 x 944 / 256 = 1.1 s onto the other 944 texts, over MIN_PARALLEL_SECONDS; the
+    # rest itself takes milliseconds, so nothing is forked.
+    texts = TEXTS * 4
+    forked = []
+    monkeypatch.setattr(segmenting, "process_pool", lambda *a, **k: forked.append(a) or cf.ThreadPoolExecutor(1))
+    assert segmenting.segment_texts(SlowToLoad(0.3), None, texts, jobs=2) == [list(t) for t in texts]
+    assert forked == []
+
+
+def test_projected_seconds_counts_this_process_cpu_unless_the_work_runs_elsewhere():
+    assert segmenting.projected_seconds(wall=2.0, cpu=1.0, scale=10) == 10.0  # CPU: not stretched by busy neighbours
+    assert segmenting.projected_seconds(wall=2.0, cpu=0.5, scale=10) == 5.0  # a quarter of the wall time: still CPU
+    assert segmenting.projected_seconds(wall=2.0, cpu=0.1, scale=10) == 20.0  # a segmenter program's time: wall
 
 
 def test_a_worker_with_another_segmenter_version_is_refused():
