@@ -238,7 +238,6 @@ def score_corpus(
         cache = SegmentationCache(cache)
     segs = [get_segmenter(s, corpus, getattr(cache, "directory", None)) for s in segmenters]
     check_distinct(segs, choices)
-    warn_form_differences(corpus, segs)
     seg_sigs = [s.signature() for s in segs]
     metric_sigs = [c.metric.signature() for c in choices]
     stored = StatsStore(as_store(store), corpus)
@@ -321,6 +320,9 @@ def score_corpus(
         if progress and work.futures:
             progress(f"segmenting {getattr(seg, 'name', 'texts')}", 0, len(todo))
         started[k] = (work, todo, known)
+    # Only a warning, so checked once the segmentations are under way rather than before the
+    # workers they start in are forked.
+    warn_form_differences(corpus, segs)
     for k, seg in enumerate(segs):
         if k not in started:
             continue

@@ -26,6 +26,22 @@ def test_a_warning_that_is_not_about_the_data_is_shown_as_python_shows_it():
         "where.py:12: UserWarning: careful\n")
 
 
+def test_a_data_warning_during_a_progress_bar_gets_a_line_of_its_own(capsys):
+    import re
+
+    from tqdm import tqdm
+
+    from metaeval.cli import _show_warning
+    from metaeval.errors import DataWarning
+
+    bar = tqdm(total=10, desc="scoring", file=sys.stderr, leave=False)
+    bar.update(3)
+    _show_warning(DataWarning("two systems are the same"), DataWarning, "where.py", 12)
+    bar.close()
+    pieces = re.split(r"[\r\n]", capsys.readouterr().err)
+    assert "metaeval: warning: two systems are the same" in pieces  # not appended to the bar's text
+
+
 def test_correlate_without_judgments_says_what_to_give(capsys, files):  # noqa: F811
     code, out, err = run_cli(capsys, "correlate", "--scores", files["scores"])
     assert code == 2 and out == ""

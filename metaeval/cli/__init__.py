@@ -64,7 +64,13 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
                   file: TextIO | None = None, line: str | None = None) -> None:
     """A :class:`DataWarning` as one ``metaeval: warning:`` line; other warnings as Python shows them."""
     if issubclass(category, DataWarning):
-        print(f"metaeval: warning: {message}", file=sys.stderr)
+        line = f"metaeval: warning: {message}"
+        if "tqdm" in sys.modules:  # progress bars may be on screen: write the line above them
+            from tqdm import tqdm
+
+            tqdm.write(line, file=sys.stderr)
+        else:
+            print(line, file=sys.stderr)
     else:
         print(warnings.formatwarning(message, category, filename, lineno, line), end="", file=file or sys.stderr)
 
