@@ -25,6 +25,11 @@ folder per side kept over the rounds (a cache the untimed first run fills). Each
 instead, e.g. a small ``metaeval score`` that loads every kernel), then the two sides alternate ``--repeat`` times, so a
 change of the machine's speed during the command reaches both alike. Wall and CPU seconds
 (the process and its children) are the medians of the rounds; the ratio is this tree / base.
+Each round's own ratio is also taken (its two runs are adjacent in time, so a drift of the
+machine's speed between rounds cancels in it): their median, its distribution-free interval and
+a sign test (:func:`paired_ratios`) say whether the rounds resolve a difference at all: on a
+2-core machine, 15 rounds of the default run gave per-round ratios from 0.83 to 1.10 and an
+interval about 5% wide, so a change of a few percent needs 15 rounds or more.
 
 The two sides must produce the same bytes: the standard output of every run, and every file
 written under ``{tmp}`` except ``store/`` and ``runtime.json`` (they hold cached pieces and
@@ -39,6 +44,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import resource
 import shlex
@@ -171,7 +177,47 @@ def compare(sides: dict[str, Path], command: list[str], warmup: list[str], repea
         "median": median, "identical_outputs": all(output == outputs[0] for output in outputs),
         "ratio_seconds": median["this"]["seconds"] / median["base"]["seconds"],
         "ratio_cpu_seconds": median["this"]["cpu_seconds"] / median["base"]["cpu_seconds"],
+        "paired": {m: paired_ratios([r["this"][m] / r["base"][m] for r in rounds]) for m in ("seconds", "cpu_seconds")},
     }  # fmt: skip
+
+
+#: Coverage asked of the interval of :func:`paired_ratios` (at least this much).
+INTERVAL_LEVEL = 0.95
+
+
+def paired_ratios(ratios: list[float], level: float = INTERVAL_LEVEL) -> dict[str, Any]:
+    """The median of per-round ratios this / base, a distribution-free interval for it, and the
+    two-sided sign test of "neither side is faster".
+
+    The two runs of a round follow each other, so a change of the machine's speed between
+    rounds, which moves both, cancels in their ratio. The interval is the order-statistic
+    (sign-test) interval of the median (Conover 1999, sec. 3.2): the ``k``-th smallest and
+    ``k``-th largest ratio, with the largest ``k`` whose coverage ``1 - 2 P(B < k)``, ``B`` ~
+    Binomial(n, 1/2), is at least ``level``; None when no ``k`` reaches it (fewer than 6 rounds
+    at 95%). The sign test counts the rounds above and below 1 (ties left out) against
+    Binomial(m, 1/2). ``verdict``: ``faster``/``slower`` when the interval lies below/above 1,
+    else ``not resolved``."""
+    ordered = sorted(ratios)
+    n = len(ordered)
+
+    def below(k: int, m: int) -> float:  # P(B < k), B ~ Binomial(m, 1/2)
+        return sum(math.comb(m, i) for i in range(k)) / 2**m
+
+    k = 0
+    while k + 1 <= n // 2 and 1 - 2 * below(k + 1, n) >= level:
+        k += 1
+    interval = [ordered[k - 1], ordered[n - k]] if k else None
+    above, under = sum(r > 1 for r in ordered), sum(r < 1 for r in ordered)
+    m = above + under
+    sign_p = min(1.0, 2 * below(min(above, under) + 1, m)) if m else 1.0
+    verdict = "not resolved"
+    if interval is not None and interval[1] < 1:
+        verdict = "faster"
+    elif interval is not None and interval[0] > 1:
+        verdict = "slower"
+    return {"rounds": n, "median": statistics.median(ordered), "interval": interval,
+            "coverage": 1 - 2 * below(k, n) if k else None, "rounds_above_1": above, "rounds_below_1": under,
+            "sign_test_p": sign_p, "verdict": verdict}  # fmt: skip
 
 
 @contextlib.contextmanager
@@ -192,7 +238,22 @@ def _line(result: dict[str, Any], commit: str) -> str:
     return (f"{result['command']}: base {commit[:7]} {median['base']['seconds']:.1f} s ({median['base']['cpu_seconds']:.1f} CPU-s), "
             f"this {median['this']['seconds']:.1f} s ({median['this']['cpu_seconds']:.1f} CPU-s): "
             f"{result['ratio_seconds']:.3f}x wall, {result['ratio_cpu_seconds']:.3f}x CPU, medians of {result['repeat']}; "
+            f"ratio per round: {paired_text(result['paired'])}; "
             f"outputs {'identical' if result['identical_outputs'] else 'DIFFER'}")  # fmt: skip
+
+
+def paired_text(paired: dict[str, dict[str, Any]]) -> str:
+    """The per-round ratios of wall and CPU seconds (:func:`paired_ratios`) in words."""
+    parts = []
+    for metric, label in (("seconds", "wall"), ("cpu_seconds", "CPU")):
+        entry = paired[metric]
+        if entry["interval"] is None:
+            span = f"no {INTERVAL_LEVEL:.0%} interval from {entry['rounds']} round{'s' if entry['rounds'] != 1 else ''}"
+        else:
+            low, high = entry["interval"]
+            span = f"[{low:.3f}, {high:.3f}] ({entry['coverage']:.1%})"
+        parts.append(f"{label} {entry['median']:.3f}× {span}, {entry['verdict']}")
+    return "; ".join(parts)
 
 
 def main(argv: list[str] | None = None) -> int:

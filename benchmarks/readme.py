@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import cpu_targets
+from benchmarks.ab import paired_text
 from benchmarks.targets import _load, markdown, read_results, read_runtime, targets
 
 REPO = Path(__file__).resolve().parents[1]
@@ -208,7 +209,8 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
                 f"{ab['median']['this']['seconds']:.1f} s ({ab['median']['this']['cpu_seconds']:.1f} CPU-s) against "
                 f"{ab['median']['base']['seconds']:.1f} s ({ab['median']['base']['cpu_seconds']:.1f} CPU-s), "
                 f"**{ab['ratio_seconds']:.2f}×** the time; outputs {'byte-identical' if ab['identical_outputs'] else 'DIFFERENT'}."
-                + (f" Why: {ab['why_different']}" if not ab["identical_outputs"] and ab.get("why_different") else "")]
+                + (f" Why: {ab['why_different']}" if not ab["identical_outputs"] and ab.get("why_different") else "")
+                + (f" Per round, this / base: {paired_text(ab['paired'])}." if "paired" in ab else "")]
     seg = segmenter_rows(results)
     if seg:
         t = results["segmenter_throughput"]

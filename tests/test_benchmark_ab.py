@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 from pathlib import Path
 
@@ -67,7 +68,10 @@ def test_outputs_that_differ_fail_the_comparison(tmp_path, monkeypatch):
     assert entry["why_different"] == "rounding"
     from benchmarks import readme
 
-    assert "outputs DIFFERENT. Why: rounding" in readme.section(json.loads(out.read_text(encoding="utf-8")), None)
+    text = readme.section(json.loads(out.read_text(encoding="utf-8")), None)
+    assert "outputs DIFFERENT. Why: rounding" in text
+    # one round: its ratio, and no interval
+    assert "Per round, this / base: wall 0.500× no 95% interval from 1 round, not resolved; CPU 1.000× no 95% interval from 1 round" in text
 
 
 def test_an_unknown_base_is_a_usage_error(tmp_path, capsys):
@@ -154,3 +158,31 @@ def test_each_side_imports_its_own_segmenters_and_corpora(tmp_path):
 def test_the_folders_a_side_maps_are_its_pyproject_package_dirs():
     assert ab.package_dirs(REPO) == {"metaeval.segmenters": str(REPO / "segmenters"), "metaeval.corpora": str(REPO / "corpora")}
 
+
+
+def test_paired_ratios_give_the_sign_test_interval_of_the_median():
+    # n = 6: P(B < 1) = 1/64, so k = 1 covers 1 - 2/64 = 96.9% >= 95% and k = 2 (1 - 14/64) does
+    # not: the interval is the smallest and largest ratio; all six above 1: p = 2/64
+    found = ab.paired_ratios([1.10, 1.20, 1.05, 1.15, 1.30, 1.12])
+    assert found["median"] == pytest.approx(1.135)
+    assert found["interval"] == [1.05, 1.30]
+    assert found["coverage"] == pytest.approx(1 - 2 / 64)
+    assert found["sign_test_p"] == pytest.approx(2 / 64)
+    assert found["verdict"] == "slower"
+    # n = 15: P(B < 4) = 576/32768 = 0.0176 and P(B < 5) = 0.059, so k = 4: the 4th and 12th
+    ratios = [0.90 + 0.01 * i for i in range(15)]  # 0.90 ... 1.04, eleven below 1, four above
+    found = ab.paired_ratios(ratios)
+    assert found["interval"] == [pytest.approx(0.93), pytest.approx(1.01)]
+    assert found["coverage"] == pytest.approx(1 - 2 * 576 / 32768)
+    assert found["verdict"] == "not resolved"
+    assert (found["rounds_below_1"], found["rounds_above_1"]) == (10, 4)  # 1.00 is a tie
+    # two-sided sign test on 14 untied rounds, 4 above: 2 P(B <= 4), B ~ Binomial(14, 1/2)
+    assert found["sign_test_p"] == pytest.approx(2 * sum(math.comb(14, i) for i in range(5)) / 2**14)
+
+
+def test_five_rounds_give_no_95_percent_interval():
+    found = ab.paired_ratios([0.9, 0.91, 0.92, 0.93, 0.94])
+    assert found["interval"] is None and found["coverage"] is None
+    assert found["verdict"] == "not resolved"  # all five below 1, but 2/32 = 6.25% by chance
+    assert found["sign_test_p"] == pytest.approx(2 / 32)
+    assert "no 95% interval from 5 rounds" in ab.paired_text({"seconds": found, "cpu_seconds": found})
