@@ -211,6 +211,13 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
                 f"**{ab['ratio_seconds']:.2f}×** the time; outputs {'byte-identical' if ab['identical_outputs'] else 'DIFFERENT'}."
                 + (f" Why: {ab['why_different']}" if not ab["identical_outputs"] and ab.get("why_different") else "")
                 + (f" Per round, this / base: {paired_text(ab['paired'])}." if "paired" in ab else "")]
+    for key, entry in sorted((k, v) for k, v in results.items() if k.startswith("metric_ab_")):
+        paired = entry["paired_per_call"]
+        span = f" [{paired['interval'][0]:.3f}, {paired['interval'][1]:.3f}]" if paired["interval"] else ""
+        out += ["", f"`{entry['metric']}` scoring every system of {entry['dataset']} ({', '.join(entry['segmenters'])}), call by call "
+                f"in one process against the kernels of `{entry['base'][:7]}` (`python -m benchmarks.metric_ab`, key `{key}`; "
+                f"{entry['calls']} calls; {_load_text(entry)}): **{paired['median']:.3f}×** per call{span}, {paired['verdict']}; "
+                f"{entry['cpu_seconds']['this']:.2f} against {entry['cpu_seconds']['base']:.2f} CPU-s; statistics identical."]
     seg = segmenter_rows(results)
     if seg:
         t = results["segmenter_throughput"]

@@ -80,10 +80,10 @@ def _bit_length(x: int) -> int:
 
 @njit(cache=True, nogil=True)
 def _sorted_paths(
-    matches: np.ndarray, chunks: np.ndarray, dist: np.ndarray, n: int, keys: np.ndarray, top: int
-) -> np.ndarray:
+    matches: np.ndarray, chunks: np.ndarray, dist: np.ndarray, n: int, keys: np.ndarray, top: int, order: np.ndarray
+) -> int:
     """The first ``top`` of paths ``0..n-1`` ordered by more matches, fewer chunks, smaller distance,
-    then insertion order.
+    then insertion order, written to ``order``; returns how many (``min(top, n)``).
 
     The four criteria are packed into one distinct integer per path when they fit in 62 bits,
     and the ``top`` smallest are selected by insertion; otherwise two stable sorts give the
@@ -100,9 +100,12 @@ def _sorted_paths(
     bits_d = _bit_length(most_dist)
     bits_c = _bit_length(most_chunks)
     if bits_i + bits_d + bits_c + _bit_length(most_matches) > 62:
-        order = np.argsort(dist[:n], kind="mergesort")
+        by_dist = np.argsort(dist[:n], kind="mergesort")
         primary = -matches[:n] * (1 << 32) + chunks[:n]
-        return order[np.argsort(primary[order], kind="mergesort")][:top]
+        ranked = by_dist[np.argsort(primary[by_dist], kind="mergesort")]
+        top = min(top, n)
+        order[:top] = ranked[:top]
+        return top
     # the best ``top`` keys, kept sorted by insertion (paths arrive nearly in order)
     top = min(top, n)
     kept = 0
@@ -119,10 +122,36 @@ def _sorted_paths(
         keys[r] = key
         kept += 1
     mask = (1 << bits_i) - 1
-    order = np.empty(top, dtype=np.int64)
     for q in range(top):
         order[q] = keys[q] & mask
-    return order
+    return top
+
+
+@njit(cache=True, nogil=True)
+def _candidates(hyp: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Hypothesis positions holding each reference position's token, ascending, in CSR layout
+    (``cand[start[j]:start[j + 1]]``), and each hypothesis position's number of such reference
+    positions. Positions are grouped by token with a stable sort, so that each reference
+    position finds its run by binary search instead of scanning the hypothesis."""
+    n1 = hyp.shape[0]
+    n2 = ref.shape[0]
+    by_token = np.argsort(hyp, kind="mergesort")
+    tokens = hyp[by_token]
+    first = np.empty(n2, dtype=np.int64)
+    start = np.zeros(n2 + 1, dtype=np.int64)
+    count1 = np.zeros(n1, dtype=np.int64)
+    for j in range(n2):
+        lo = np.searchsorted(tokens, ref[j], side="left")
+        hi = np.searchsorted(tokens, ref[j], side="right")
+        first[j] = lo
+        start[j + 1] = start[j] + hi - lo
+        for k in range(lo, hi):
+            count1[by_token[k]] += 1
+    cand = np.empty(start[n2], dtype=np.int64)
+    for j in range(n2):
+        for k in range(start[j + 1] - start[j]):
+            cand[start[j] + k] = by_token[first[j] + k]
+    return cand, start, count1
 
 
 @njit(cache=True, nogil=True)
@@ -130,108 +159,128 @@ def _align(hyp: np.ndarray, ref: np.ndarray, hyp_func: np.ndarray, ref_func: np.
     """METEOR 1.5 exact alignment of ``hyp`` (line 1) to ``ref`` (line 2).
 
     Returns ``(matches, chunks, hyp_func_matches, ref_func_matches)``.
+
+    At each reference position every path in the beam is extended by each free candidate and
+    by a skip, as METEOR does; the extensions' ranking keys are computed first and only the
+    ``beam`` best extensions are built (their used-position sets copied), already in rank
+    order: METEOR builds them all and keeps the same ``beam`` at the next position. A position
+    without candidates while no path has an open chunk is passed over: there each path's only
+    extension, the skip, equals the path, and the beam keeps its order.
     """
     n1 = hyp.shape[0]
     n2 = ref.shape[0]
-    # Candidates per reference position, hypothesis positions ascending (CSR layout).
-    count2 = np.zeros(n2, dtype=np.int64)
-    count1 = np.zeros(n1, dtype=np.int64)
-    for j in range(n2):
-        for i in range(n1):
-            if hyp[i] == ref[j]:
-                count2[j] += 1
-                count1[i] += 1
-    start = np.zeros(n2 + 1, dtype=np.int64)
-    for j in range(n2):
-        start[j + 1] = start[j] + count2[j]
-    cand = np.empty(start[n2], dtype=np.int64)
-    k = 0
-    for j in range(n2):
-        for i in range(n1):
-            if hyp[i] == ref[j]:
-                cand[k] = i
-                k += 1
+    cand, start, count1 = _candidates(hyp, ref)
     # One-to-one matches are fixed before the search.
     fixed = np.full(n2, -1, dtype=np.int64)
     words = (n1 + 63) // 64 + 1
     max_cand = 0
     for j in range(n2):
-        max_cand = max(max_cand, count2[j])
-        if count2[j] == 1 and count1[cand[start[j]]] == 1:
+        count = start[j + 1] - start[j]
+        max_cand = max(max_cand, count)
+        if count == 1 and count1[cand[start[j]]] == 1:
             fixed[j] = cand[start[j]]
+    # the paths in the beam, in rank order (two buffers: this position's and the next)
+    used = np.zeros((2, beam, words), dtype=np.uint64)
+    n_match = np.zeros((2, beam), dtype=np.int64)
+    n_chunk = np.zeros((2, beam), dtype=np.int64)
+    last_end = np.full((2, beam), -1, dtype=np.int64)
+    dist = np.zeros((2, beam), dtype=np.int64)
+    hfm = np.zeros((2, beam), dtype=np.int64)
+    rfm = np.zeros((2, beam), dtype=np.int64)
+    # the extensions of one position, in METEOR's order of creation
     cap = beam * (max_cand + 1) + 1
-    used = np.zeros((2, cap, words), dtype=np.uint64)
-    n_match = np.zeros((2, cap), dtype=np.int64)
-    n_chunk = np.zeros((2, cap), dtype=np.int64)
-    last_end = np.full((2, cap), -1, dtype=np.int64)
-    dist = np.zeros((2, cap), dtype=np.int64)
-    hfm = np.zeros((2, cap), dtype=np.int64)
-    rfm = np.zeros((2, cap), dtype=np.int64)
+    e_parent = np.empty(cap, dtype=np.int64)
+    e_pos = np.empty(cap, dtype=np.int64)  # hypothesis position newly used, or -1
+    e_match = np.empty(cap, dtype=np.int64)
+    e_chunk = np.empty(cap, dtype=np.int64)
+    e_last = np.empty(cap, dtype=np.int64)
+    e_dist = np.empty(cap, dtype=np.int64)
+    e_hfm = np.empty(cap, dtype=np.int64)
+    e_rfm = np.empty(cap, dtype=np.int64)
     keys = np.empty(cap, dtype=np.int64)
+    order = np.empty(beam, dtype=np.int64)
     for j in range(n2):
         i = fixed[j]
         if i >= 0:
             used[0, 0, i >> 6] |= np.uint64(1) << np.uint64(i & 63)
     cur = 0
     n_paths = 1
+    closed = True  # every path in the beam has its chunk closed (``last_end`` -1)
     for current in range(n2):
-        order = _sorted_paths(n_match[cur], n_chunk[cur], dist[cur], n_paths, keys, beam)
-        nxt = 1 - cur
-        n_next = 0
-        for rank in range(min(beam, n_paths)):
-            p = order[rank]
-            i_fixed = fixed[current]
+        if closed and start[current] == start[current + 1]:
+            # no candidate here and no open chunk: each path's skip equals it, in the same order
+            continue
+        n_ext = 0
+        i_fixed = fixed[current]
+        r_func = 1 if ref_func[current] else 0
+        for p in range(n_paths):
             if i_fixed >= 0:
                 # Reference position already taken by a fixed match: extend along it.
-                q = n_next
-                n_next += 1
-                used[nxt, q] = used[cur, p]
-                n_match[nxt, q] = n_match[cur, p] + 1
+                e_parent[n_ext] = p
+                e_pos[n_ext] = -1
+                e_match[n_ext] = n_match[cur, p] + 1
                 chunk_break = last_end[cur, p] != -1 and i_fixed != last_end[cur, p]
-                n_chunk[nxt, q] = n_chunk[cur, p] + (1 if chunk_break else 0)
-                last_end[nxt, q] = i_fixed + 1
-                dist[nxt, q] = dist[cur, p] + abs(current - i_fixed)
-                hfm[nxt, q] = hfm[cur, p] + (1 if hyp_func[i_fixed] else 0)
-                rfm[nxt, q] = rfm[cur, p] + (1 if ref_func[current] else 0)
+                e_chunk[n_ext] = n_chunk[cur, p] + (1 if chunk_break else 0)
+                e_last[n_ext] = i_fixed + 1
+                e_dist[n_ext] = dist[cur, p] + abs(current - i_fixed)
+                e_hfm[n_ext] = hfm[cur, p] + (1 if hyp_func[i_fixed] else 0)
+                e_rfm[n_ext] = rfm[cur, p] + r_func
+                n_ext += 1
                 continue
             parent_dist = dist[cur, p]
             for c in range(start[current], start[current + 1]):
                 i = cand[c]
-                bit = np.uint64(1) << np.uint64(i & 63)
-                if used[cur, p, i >> 6] & bit:
+                if used[cur, p, i >> 6] & (np.uint64(1) << np.uint64(i & 63)):
                     continue
-                q = n_next
-                n_next += 1
-                used[nxt, q] = used[cur, p]
-                used[nxt, q, i >> 6] |= bit
-                n_match[nxt, q] = n_match[cur, p] + 1
+                e_parent[n_ext] = p
+                e_pos[n_ext] = i
+                e_match[n_ext] = n_match[cur, p] + 1
                 chunk_break = last_end[cur, p] != -1 and i != last_end[cur, p]
-                n_chunk[nxt, q] = n_chunk[cur, p] + (1 if chunk_break else 0)
-                last_end[nxt, q] = i + 1
-                dist[nxt, q] = parent_dist
-                hfm[nxt, q] = hfm[cur, p] + (1 if hyp_func[i] else 0)
-                rfm[nxt, q] = rfm[cur, p] + (1 if ref_func[current] else 0)
+                e_chunk[n_ext] = n_chunk[cur, p] + (1 if chunk_break else 0)
+                e_last[n_ext] = i + 1
+                # METEOR credits the distance to the path it branched from, not to this one
+                e_dist[n_ext] = parent_dist
+                e_hfm[n_ext] = hfm[cur, p] + (1 if hyp_func[i] else 0)
+                e_rfm[n_ext] = rfm[cur, p] + r_func
+                n_ext += 1
                 parent_dist += abs(current - i)
             # Skip this reference position.
-            q = n_next
-            n_next += 1
-            used[nxt, q] = used[cur, p]
-            n_match[nxt, q] = n_match[cur, p]
-            n_chunk[nxt, q] = n_chunk[cur, p] + (1 if last_end[cur, p] != -1 else 0)
-            last_end[nxt, q] = -1
-            dist[nxt, q] = parent_dist
-            hfm[nxt, q] = hfm[cur, p]
-            rfm[nxt, q] = rfm[cur, p]
+            e_parent[n_ext] = p
+            e_pos[n_ext] = -1
+            e_match[n_ext] = n_match[cur, p]
+            e_chunk[n_ext] = n_chunk[cur, p] + (1 if last_end[cur, p] != -1 else 0)
+            e_last[n_ext] = -1
+            e_dist[n_ext] = parent_dist
+            e_hfm[n_ext] = hfm[cur, p]
+            e_rfm[n_ext] = rfm[cur, p]
+            n_ext += 1
+        kept = _sorted_paths(e_match, e_chunk, e_dist, n_ext, keys, beam, order)
+        nxt = 1 - cur
+        closed = True
+        for q in range(kept):
+            e = order[q]
+            p = e_parent[e]
+            for w in range(words):
+                used[nxt, q, w] = used[cur, p, w]
+            i = e_pos[e]
+            if i >= 0:
+                used[nxt, q, i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+            n_match[nxt, q] = e_match[e]
+            n_chunk[nxt, q] = e_chunk[e]
+            last_end[nxt, q] = e_last[e]
+            closed = closed and e_last[e] == -1
+            dist[nxt, q] = e_dist[e]
+            hfm[nxt, q] = e_hfm[e]
+            rfm[nxt, q] = e_rfm[e]
         cur = nxt
-        n_paths = n_next
-    # Close the open chunk of the paths within the beam, then take the best.
-    order = _sorted_paths(n_match[cur], n_chunk[cur], dist[cur], n_paths, keys, beam)
-    kept = order[: min(beam, n_paths)]
-    for p in kept:
+        n_paths = kept
+    # Close the open chunk of the paths within the beam (all of them, in rank order), then
+    # take the best.
+    for p in range(n_paths):
         if last_end[cur, p] != -1:
             n_chunk[cur, p] += 1
-    sub = _sorted_paths(n_match[cur][kept], n_chunk[cur][kept], dist[cur][kept], kept.shape[0], keys, 1)
-    best = kept[sub[0]]
+    _sorted_paths(n_match[cur], n_chunk[cur], dist[cur], n_paths, keys, 1, order)
+    best = order[0]
     out = np.empty(4, dtype=np.int64)
     out[0] = n_match[cur, best]
     out[1] = n_chunk[cur, best]

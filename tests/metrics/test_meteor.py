@@ -177,4 +177,55 @@ def test_path_ranking_is_a_stable_sort(paths, top):
     matches, chunks, dist = (np.array(col, dtype=np.int64) for col in zip(*paths))
     expected = sorted(range(len(paths)), key=lambda q: (-matches[q], chunks[q], dist[q]))[:top]
     keys = np.empty(len(paths) + 1, dtype=np.int64)
-    assert list(_sorted_paths(matches, chunks, dist, len(paths), keys, top)) == expected
+    order = np.full(top, -1, dtype=np.int64)
+    kept = _sorted_paths(matches, chunks, dist, len(paths), keys, top, order)
+    assert list(order[:kept]) == expected
+
+
+def _every_extension_search(hyp: list, ref: list, hyp_func: list, ref_func: list, beam: int) -> tuple[int, int, int, int]:
+    """METEOR 1.5's exact-module search as the module docstring states it, in plain Python: at
+    each reference position every path of the beam is extended by each free candidate and by a
+    skip, every extension is built, and the next beam is the first ``beam`` of a stable sort
+    on (more matches, fewer chunks, smaller distance). (matches, chunks, function matches on
+    each side) of the best path."""
+    cand = [[i for i in range(len(hyp)) if hyp[i] == r] for r in ref]
+    count1 = [sum(h == r for r in ref) for h in hyp]
+    fixed = [c[0] if len(c) == 1 and count1[c[0]] == 1 else -1 for c in cand]
+    rank = lambda path: (-path[0], path[1], path[3])  # noqa: E731
+    # (matches, chunks, end of the open chunk or -1, distance, used positions, hyp/ref function matches)
+    paths = [(0, 0, -1, 0, frozenset(i for i in fixed if i >= 0), 0, 0)]
+    for j, r_func in enumerate(ref_func):
+        extended = []
+        for m, c, last, d, used, hf, rf in sorted(paths, key=rank)[:beam]:
+            if fixed[j] >= 0:
+                i = fixed[j]
+                extended.append((m + 1, c + (last != -1 and i != last), i + 1, d + abs(j - i), used, hf + hyp_func[i], rf + r_func))
+                continue
+            parent = d  # the distance of each match is credited to the path it branched from
+            for i in cand[j]:
+                if i not in used:
+                    extended.append((m + 1, c + (last != -1 and i != last), i + 1, parent, used | {i}, hf + hyp_func[i], rf + r_func))
+                    parent += abs(j - i)
+            extended.append((m, c + (last != -1), -1, parent, used, hf, rf))
+        paths = extended
+    closed = [(m, c + (last != -1), last, d, used, hf, rf) for m, c, last, d, used, hf, rf in sorted(paths, key=rank)[:beam]]
+    m, c, _, _, _, hf, rf = sorted(closed, key=rank)[0]
+    return m, c, hf, rf
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    hyp=st.lists(st.integers(0, 5), max_size=14),
+    ref=st.lists(st.integers(0, 7), max_size=14),
+    func=st.lists(st.booleans(), min_size=28, max_size=28),
+    beam=st.integers(1, 4),
+)
+def test_the_alignment_search_equals_the_search_that_builds_every_extension(hyp, ref, func, beam):
+    # small alphabets and beams: tokens repeat, many reference positions have no candidate, and
+    # the beam cuts, so that which extensions are built and kept, and their order, decide the result
+    from metaeval.metrics.meteor import _align
+
+    hyp_func, ref_func = func[: len(hyp)], func[14 : 14 + len(ref)]
+    got = _align(np.array(hyp, dtype=np.int64), np.array(ref, dtype=np.int64), np.array(hyp_func, dtype=np.bool_),
+                 np.array(ref_func, dtype=np.bool_), beam)
+    assert tuple(int(v) for v in got) == _every_extension_search(hyp, ref, [int(f) for f in hyp_func], [int(f) for f in ref_func], beam)
