@@ -242,6 +242,11 @@ def _line(result: dict[str, Any], commit: str) -> str:
             f"outputs {'identical' if result['identical_outputs'] else 'DIFFER'}")  # fmt: skip
 
 
+def interval_text(entry: dict[str, Any]) -> str:
+    """`` [low, high]`` of a :func:`paired_ratios` result, or nothing when it has no interval."""
+    return f" [{entry['interval'][0]:.3f}, {entry['interval'][1]:.3f}]" if entry["interval"] else ""
+
+
 def paired_text(paired: dict[str, dict[str, Any]]) -> str:
     """The per-round ratios of wall and CPU seconds (:func:`paired_ratios`) in words."""
     parts = []
@@ -250,8 +255,7 @@ def paired_text(paired: dict[str, dict[str, Any]]) -> str:
         if entry["interval"] is None:
             span = f"no {INTERVAL_LEVEL:.0%} interval from {entry['rounds']} round{'s' if entry['rounds'] != 1 else ''}"
         else:
-            low, high = entry["interval"]
-            span = f"[{low:.3f}, {high:.3f}] ({entry['coverage']:.1%})"
+            span = f"{interval_text(entry).lstrip()} ({entry['coverage']:.1%})"
         parts.append(f"{label} {entry['median']:.3f}× {span}, {entry['verdict']}")
     return "; ".join(parts)
 

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import workload
-from benchmarks.ab import paired_ratios
+from benchmarks.ab import interval_text, paired_ratios
 from benchmarks.bench import DATA, REPO
 from benchmarks.store import store_and_say
 
@@ -134,8 +134,7 @@ def main(argv: list[str] | None = None) -> int:
              "load_average_1_5_15_at_start": load, "paired_per_call": paired}  # fmt: skip
     print(f"{args.metric} on {args.dataset}, {len(calls)} (segmenter, system) calls x {args.passes} passes: base "
           f"{total['base']:.2f} CPU-s, this {total['this']:.2f} CPU-s ({total['this'] / total['base']:.3f}x); ratio per call "
-          f"{paired['median']:.3f}x" + (f" [{paired['interval'][0]:.3f}, {paired['interval'][1]:.3f}]" if paired["interval"] else "")
-          + f", {paired['verdict']}; statistics identical")  # fmt: skip
+          f"{paired['median']:.3f}x{interval_text(paired)}, {paired['verdict']}; statistics identical")  # fmt: skip
     store_and_say(f"metric_ab_{args.metric}", entry, args.out, not args.no_store)
     return 0
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import cpu_targets
-from benchmarks.ab import paired_text
+from benchmarks.ab import interval_text, paired_text
 from benchmarks.targets import _load, markdown, read_results, read_runtime, targets
 
 REPO = Path(__file__).resolve().parents[1]
@@ -213,10 +213,9 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
                 + (f" Per round, this / base: {paired_text(ab['paired'])}." if "paired" in ab else "")]
     for key, entry in sorted((k, v) for k, v in results.items() if k.startswith("metric_ab_")):
         paired = entry["paired_per_call"]
-        span = f" [{paired['interval'][0]:.3f}, {paired['interval'][1]:.3f}]" if paired["interval"] else ""
         out += ["", f"`{entry['metric']}` scoring every system of {entry['dataset']} ({', '.join(entry['segmenters'])}), call by call "
                 f"in one process against the kernels of `{entry['base'][:7]}` (`python -m benchmarks.metric_ab`, key `{key}`; "
-                f"{entry['calls']} calls; {_load_text(entry)}): **{paired['median']:.3f}×** per call{span}, {paired['verdict']}; "
+                f"{entry['calls']} calls; {_load_text(entry)}): **{paired['median']:.3f}×** per call{interval_text(paired)}, {paired['verdict']}; "
                 f"{entry['cpu_seconds']['this']:.2f} against {entry['cpu_seconds']['base']:.2f} CPU-s; statistics identical."]
     seg = segmenter_rows(results)
     if seg:
