@@ -49,8 +49,13 @@ def require_installed(module: str, segmenter: str, pip: str) -> None:
         raise _missing(module, segmenter, pip, f"No module named {module!r}")
 
 
+@lru_cache(maxsize=None)
 def version(distribution: str) -> str:
-    """Installed version of a distribution, or ``missing``."""
+    """Installed version of a distribution, or ``missing``; looked up once per process.
+
+    Every segmenter signature names its package's version, and a signature is asked for at
+    each chunk a study segments: ``importlib.metadata`` scans ``sys.path`` on every call
+    (about 1.4 ms here): 5 CPU-s of the ``experiments.li2011`` study in a sampled profile."""
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:

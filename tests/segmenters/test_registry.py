@@ -204,3 +204,29 @@ def test_a_plugin_installed_beside_the_builtins_is_listed_and_breaks_no_registry
                 cwd=REPO, env=env, capture_output=True, text=True, timeout=600)  # fmt: skip
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-2000:]
     assert " passed" in tests.stdout.splitlines()[-1] and " failed" not in tests.stdout.splitlines()[-1], tests.stdout[-500:]
+
+
+def test_package_version_is_looked_up_once_per_distribution(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A signature is built at every chunk a study segments; the installed version behind it is
+    read from the package metadata once, and a package that is not installed reads ``missing``."""
+    from importlib import metadata
+
+    from metaeval.segmenters import _deps
+
+    calls: list[str] = []
+
+    def counted(name: str) -> str:
+        calls.append(name)
+        if name == "no-such-distribution-here":
+            raise metadata.PackageNotFoundError(name)
+        return "9.9.9"
+
+    _deps.version.cache_clear()
+    monkeypatch.setattr(_deps.metadata, "version", counted)
+    try:
+        assert [_deps.version("jieba") for _ in range(3)] == ["9.9.9"] * 3
+        assert _deps.version("no-such-distribution-here") == "missing"
+        assert _deps.version("no-such-distribution-here") == "missing"
+        assert calls == ["jieba", "no-such-distribution-here"]
+    finally:
+        _deps.version.cache_clear()
