@@ -156,7 +156,9 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
     cpu = results.get(cpu_targets.KEY)
     if cpu:
         out += ["", "CPU-time targets on the fixed workload (`benchmarks/workload.py`: WMT24 en-zh's default run with every "
-                "segmenter, metric and statistic written out; `python -m benchmarks.targets --measure`, key `cpu_targets`):",
+                "segmenter, metric and statistic written out; `python -m benchmarks.targets --measure`, key `cpu_targets`; "
+                "a target is met or missed by its median only when every round agrees, and is not resolved when the "
+                "rounds fall on both sides of it):",
                 "", cpu_targets.markdown(cpu)]
     table = sacrebleu_table(results)
     if table:
