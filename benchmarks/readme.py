@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks import cpu_targets
+from benchmarks import corun, cpu_targets
 from benchmarks.ab import interval_text, paired_text
 from benchmarks.targets import _load, markdown, read_results, read_runtime, targets
 
@@ -160,6 +160,12 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
                 "a target is met or missed by its median only when every round agrees, and is not resolved when the "
                 "rounds fall on both sides of it):",
                 "", cpu_targets.markdown(cpu)]
+    beside = results.get(corun.KEY)
+    if beside:
+        meaning = ("a second busy core costs this machine nothing measurable: the parallel runs' CPU seconds above the "
+                   "one-process run's are the code's own" if beside["factor"] <= 1.03 else
+                   "a run over both cores pays about this factor in CPU seconds, and its parallel efficiency cannot be below it")
+        out += ["", f"What a second busy core costs (`python -m benchmarks.corun`, key `corun`): {corun.text(beside)}; {meaning}."]
     table = sacrebleu_table(results)
     if table:
         out += ["", "Against sacrebleu (`python -m benchmarks.bench`, key `datasets`):", "", *table]
