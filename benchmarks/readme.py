@@ -163,7 +163,7 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
     beside = results.get(corun.KEY)
     if beside:
         meaning = ("a second busy core costs this machine nothing measurable: the parallel runs' CPU seconds above the "
-                   "one-process run's are the code's own" if beside["factor"] <= 1.03 else
+                   "one-process run's are the code's own" if beside["factor"] <= corun.NEGLIGIBLE else
                    "a run over both cores pays about this factor in CPU seconds, and its parallel efficiency cannot be below it")
         out += ["", f"What a second busy core costs (`python -m benchmarks.corun`, key `corun`): {corun.text(beside)}; {meaning}."]
     table = sacrebleu_table(results)
