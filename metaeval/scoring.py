@@ -315,12 +315,8 @@ def score_corpus(
         # worker, they would wait behind the models loading there and come back pickled
         seg_jobs, seg_executor = (1, None) if getattr(seg, "in_process", False) else (jobs, executor)
         here = functools.partial(_segment_with_progress, seg, specs[k], todo, seg_jobs, seg_executor, progress)
-        # a study may have this segmenter's texts under way already (metaeval.presegment)
-        started_ahead = getattr(cache, "started", None)
-        work = started_ahead(seg, todo) if started_ahead is not None else None
-        if work is None:
-            work = segmenting.start(seg, specs[k], todo, jobs=seg_jobs, executor=seg_executor, here=here,
-                                    keep_model=keep_models)
+        work = segmenting.start(seg, specs[k], todo, jobs=seg_jobs, executor=seg_executor, here=here,
+                                keep_model=keep_models)
         if progress and work.futures:
             progress(f"segmenting {getattr(seg, 'name', 'texts')}", 0, len(todo))
         started[k] = (work, todo, known)

@@ -245,63 +245,32 @@ def compute_study(
     log: Callable[[str], None] | None = None,
 ) -> StudyResult:
     """Every analysis of every dataset, with computed pieces kept in (and read from) ``store``."""
-    from metaeval.presegment import presegment, segments_ahead
+    from metaeval.api import read_corpus
     from metaeval.segmenters.cache import SegmentationCache
-    from metaeval.segmenting import default_segmenters
 
     result = StudyResult(spec=spec, store=store)
-    # One segmentation cache for every dataset (each file is read once, entries held joined).
-    segmentations: Any = SegmentationCache(store)
     corpora: dict[str, Any] = {}
-    if "correlations" in spec.analyses and len(spec.datasets) > 1 and segments_ahead(executor, jobs):
-        # Every dataset's texts start segmenting now, one model load per segmenter for the study,
-        # while the first datasets are scored; the corpora read for it are kept until their last dataset.
-        for dataset in spec.datasets:
-            if str(dataset.folder) not in corpora:
-                corpora[str(dataset.folder)] = _read(spec, dataset)
-        work = []
-        for dataset in spec.datasets:
-            corpus = corpora[str(dataset.folder)][0]
-            segs = spec.choice(dataset, "segmenters") or default_segmenters(corpus.target_lang)
-            work.append((segs, _dataset_corpus(dataset, corpus)))
-        segmentations = presegment(work, segmentations, jobs=jobs, executor=executor, progress=progress)
-    last_use = {str(d.folder): i for i, d in enumerate(spec.datasets)}
+    # One segmentation cache for every dataset (each file is read once, entries held joined);
+    # with several datasets, the pool's workers keep the segmentation models they load.
+    segmentations = SegmentationCache(store)
     for i, dataset in enumerate(spec.datasets):
         if log:
             log(f"[{i + 1}/{len(spec.datasets)}] {dataset.name}")
         key = str(dataset.folder)
-        if corpora.get(key) is None:
-            corpora = {key: _read(spec, dataset)}  # keep one corpus in memory
+        if key not in corpora:
+            if not dataset.folder.is_dir():
+                raise DataError(f"{dataset.folder}: corpus folder of dataset {dataset.name!r} not found "
+                                f"({spec.source}; set the data folder with --data or METAEVAL_DATA)")
+            corpora = {key: read_corpus(dataset.folder, missing=spec.settings["missing"])}  # keep one corpus in memory
         corpus, found = corpora[key]
-        if last_use[key] == i:
-            del corpora[key]
-        corpus = _dataset_corpus(dataset, corpus)
+        if dataset.references is not None or dataset.systems is not None:
+            corpus = corpus.subset(systems=dataset.systems, references=dataset.references)
         if "correlations" in spec.analyses:
             result.runs.append((dataset, _correlations(spec, dataset, corpus, found, store, jobs, executor, progress,
                                                        segmentations)))
         if "equivalence" in spec.analyses:
             result.equivalence += _equivalence(spec, dataset, corpus, store)
-    finish = getattr(segmentations, "finish", None)
-    if finish is not None:  # a segmentation started ahead that no dataset waited for is written to the cache too
-        finish()
     return result
-
-
-def _read(spec: StudySpec, dataset: DatasetSpec) -> tuple[Any, Any]:
-    """The corpus of ``dataset``'s folder and the judgments found beside it."""
-    from metaeval.api import read_corpus
-
-    if not dataset.folder.is_dir():
-        raise DataError(f"{dataset.folder}: corpus folder of dataset {dataset.name!r} not found "
-                        f"({spec.source}; set the data folder with --data or METAEVAL_DATA)")
-    return read_corpus(dataset.folder, missing=spec.settings["missing"])
-
-
-def _dataset_corpus(dataset: DatasetSpec, corpus: Any) -> Any:
-    """``corpus`` restricted to the references and systems ``dataset`` names."""
-    if dataset.references is not None or dataset.systems is not None:
-        return corpus.subset(systems=dataset.systems, references=dataset.references)
-    return corpus
 
 
 def _correlations(spec, dataset, corpus, found, store, jobs, executor, progress, segmentations=None):  # noqa: ANN001, ANN202

@@ -311,34 +311,6 @@ def test_the_workers_keep_segmentation_models_across_a_studys_datasets(tmp_path,
     assert asked == [False]
 
 
-def test_with_a_pool_a_studys_texts_are_segmented_ahead_once_per_model_segmenter(tmp_path, data, monkeypatch):
-    """With a local pool, every dataset's texts start segmenting with each model segmenter (jieba)
-    before the first dataset, in one segmentation for the whole study, so that its model is
-    loaded once; the datasets' runs start none of their own, rules (char) are left to them, and
-    the results are those of the study in one process."""
-    from metaeval import segmenting
-    from metaeval.compute import process_pool
-    from metaeval.studies import compute_study
-    from metaeval.studyspec import load_spec
-
-    started: list[tuple[str, int]] = []
-    start = segmenting.start
-    monkeypatch.setattr(segmenting, "start",
-                        lambda seg, spec, texts, **k: (started.append((spec, len(texts))), start(seg, spec, texts, **k))[1])
-    spec = load_spec(write(tmp_path / "study.toml", spec_text(["bleu", "1-ter"], bootstrap=20)), None)
-    with process_pool(2) as pool:
-        parallel = compute_study(spec, tmp_path / "pool" / "store", jobs=2, executor=pool)
-    texts = {name: {line for path in (data / name).rglob("*.zh") for line in path.read_text(encoding="utf-8").splitlines()}
-             for name in "abc"}
-    jieba = [n for s, n in started if s == "jieba"]
-    assert jieba[0] == len(set.union(*texts.values())) and not any(jieba[1:]), started  # all ahead, then none
-    char = [n for s, n in started if s.startswith("char")]  # a, b, c, c's char:nfkc=true
-    assert char == [len(texts["a"]), len(texts["b"]), len(texts["c"]), len(texts["c"])], started
-    single = compute_study(spec, tmp_path / "one" / "store", jobs=1)
-    for (_, first), (_, second) in zip(parallel.runs, single.runs, strict=True):
-        assert first.results.equals(second.results)
-
-
 # --- what a dataset entry selects (in the process) -------------------------------------------
 
 

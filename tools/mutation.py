@@ -71,7 +71,7 @@ _SEGMENTER_FILES = ("__init__", "_deps", "base", "bytelevel", "cache", "characte
 #: Top-level modules of metaeval/, by the part of a run they serve.
 _ANSWER = ("answer", "doclevel", "subsets")
 _SWEEP = ("sweep", "slope")
-_STUDIES = ("studies", "studyspec", "presegment", "systems", "systemrank/*")
+_STUDIES = ("studies", "studyspec", "systems", "systemrank/*")
 _SCORING = ("scoring", "scoretable", "scoreresult", "segmenting", "store", "statsstore", "reuse", "compute", "lazyjit",
             "paths", "forms", "errors", "versions", "api", "__init__", "__main__")  # fmt: skip
 
