@@ -98,12 +98,11 @@ def _round_ratios(rounds: list[dict[str, Any]], cpus: int) -> list[float] | None
     return [r["parallel"]["seconds"] / (r["one_process"]["cpu_seconds"] / cpus) for r in rounds]
 
 
-def _efficiency(rounds: list[dict[str, Any]], cpus: int) -> float | None:
+def _efficiency(ratios: list[float] | None) -> float | None:
     """The median of the rounds' ratios (:func:`_round_ratios`). Each round's two runs are taken
     one after the other, so a change of the machine's speed between rounds reaches both sides of
     its ratio; the ratio of the two sides' separate medians can pair a fast round's wall time with
     a slow round's CPU time."""
-    ratios = _round_ratios(rounds, cpus)
     return None if ratios is None else statistics.median(ratios)
 
 
@@ -112,15 +111,7 @@ def figures(entry: dict[str, Any]) -> dict[str, Any]:
     cpus = entry["cpus"]
     out: dict[str, Any] = {"work_besides_segmentation": entry["stages"]["work_besides_segmentation_ratio"]}
     rounds = entry["workload_rounds"]
-    out["parallel_seconds"] = _median(rounds, "parallel", "seconds")
-    out["one_process_cpu_seconds"] = _median(rounds, "one_process", "cpu_seconds")
-    out["parallel_efficiency"] = _efficiency(rounds, cpus)
-    out["peak_pss_gb"] = entry["memory"]["peak_pss_mb"] / 1024
     li = entry.get("li2011_rounds")
-    out["li2011_cpu_seconds"] = _median(li, "parallel", "cpu_seconds") if li else None
-    out["li2011_efficiency"] = _efficiency(li, cpus) if li else None
-    bleu = entry.get("bleu_process")
-    out["bleu_process_speedup"] = bleu["speedup"] if bleu else None
     # each round's own figure, beside the medians: a row is settled only when the rounds agree
     out["rounds"] = {
         "work_besides_segmentation": [(r["run_cpu_seconds"] - r["segmentation_floor_cpu_seconds"])
@@ -129,6 +120,14 @@ def figures(entry: dict[str, Any]) -> dict[str, Any]:
         "li2011_cpu_seconds": [r["parallel"]["cpu_seconds"] for r in li] if li else None,
         "li2011_efficiency": _round_ratios(li, cpus) if li else None,
     }
+    out["parallel_seconds"] = _median(rounds, "parallel", "seconds")
+    out["one_process_cpu_seconds"] = _median(rounds, "one_process", "cpu_seconds")
+    out["parallel_efficiency"] = _efficiency(out["rounds"]["parallel_efficiency"])
+    out["peak_pss_gb"] = entry["memory"]["peak_pss_mb"] / 1024
+    out["li2011_cpu_seconds"] = _median(li, "parallel", "cpu_seconds") if li else None
+    out["li2011_efficiency"] = _efficiency(out["rounds"]["li2011_efficiency"])
+    bleu = entry.get("bleu_process")
+    out["bleu_process_speedup"] = bleu["speedup"] if bleu else None
     return out
 
 
