@@ -34,14 +34,15 @@ bit-parallel algorithm (Myers 1999; Hyyrö 2003), resumed at the first column th
 and joined after the last one with the exact suffix distances of a reversed pass, and reject the
 shift when it exceeds what the shift would need to be taken (the beam can only raise a cost, so
 this never drops a shift tercom would take); (b) otherwise restart tercom's beam search at the
-first changed column, from the stored columns of the current alignment, and abandon it as soon
-as its cost so far plus the exact distance of the unchanged remainder exceeds that limit, or
-finish it as soon as a column after the shifted block equals the stored one up to a constant
-(the rest of the search is then the stored one's, shifted by that constant); (c) skip
-candidates already scored in the same round (same block and destination give the same
-result). After a shift, the alignment is recomputed from the first changed column only.
-The beam search exists twice, once recording the alignment and once only scoring with the
-cut-off, so that the scoring loop carries no recording work.
+first changed column, from the stored columns of the current alignment, and finish it as soon
+as a column after the shifted block equals the stored one up to a constant (the rest of the
+search is then the stored one's, shifted by that constant); (c) skip candidates already scored
+in the same round (same block and destination give the same result). After a shift, the
+alignment is recomputed from the first changed column only. The beam search exists twice, once
+recording the alignment and once only scoring, so that the scoring loop carries no recording
+work. The scoring search has no cut-off of its own: 78% of the shifts that pass (a) lower the
+best cost so far, and checking each column's cells against the remainder's distance cost more
+than it saved (``docs/performance.md``).
 """
 
 from __future__ import annotations
@@ -189,19 +190,15 @@ def _record_columns(seq, ref, k, col, nxt, lo, hi, cur_best, cur_fg, cur_lg, col
 
 
 @njit(cache=True)
-def _eval_columns(seq, ref, k, col, nxt, check_from, limit, sfx, smin, sfx_ok, rpv, rmv, col_in, in_lo, in_hi, state,
-                  med):
-    """The values of :func:`_record_columns` from column ``k``, recording nothing, with a cut-off.
+def _eval_columns(seq, ref, k, col, nxt, check_from, col_in, in_lo, in_hi, state, med):
+    """The cost that :func:`_record_columns` would find from column ``k``, recording nothing.
 
     ``seq`` equals the current hypothesis before column ``k`` and from column ``check_from`` on;
     the search resumes at column ``k`` from the current hypothesis's recorded columns
-    (``col_in``, ``in_lo``, ``in_hi``, ``state``), which end at cost ``med``. It stops
-
-    - and returns ``_INF`` once every expanded cell of a column ``j >= check_from`` has cost +
-      ``sfx[j, i]`` above ``limit`` (``sfx`` rows are filled on first use, see :func:`_suffix_row`);
-    - and returns ``med + delta`` once a column ``j >= check_from`` enters with the recorded
-      column's rows, beam state and values, each plus one ``delta``: every later step then
-      repeats the recorded one plus ``delta`` (the beam compares costs with each other only).
+    (``col_in``, ``in_lo``, ``in_hi``, ``state``), which end at cost ``med``. It returns
+    ``med + delta`` as soon as a column ``j >= check_from`` enters with the recorded column's
+    rows, beam state and values, each plus one ``delta``: every later step then repeats the
+    recorded one plus ``delta`` (the beam compares costs with each other only).
 
     ``col`` and ``nxt`` are left all ``_UNSET``.
     """
@@ -230,11 +227,6 @@ def _eval_columns(seq, ref, k, col, nxt, check_from, limit, sfx, smin, sfx_ok, r
         lg = cur_lg
         cur_lg = -1
         chi = hi
-        check = j >= check_from
-        if check and not sfx_ok[j]:
-            _suffix_row(j, hl, rl, rpv, rmv, sfx, smin)
-            sfx_ok[j] = True
-        cmin = _UNSET
         t = seq[j]
         i = fg if fg > 0 else 0
         while i <= rl and i <= lg:
@@ -259,10 +251,6 @@ def _eval_columns(seq, ref, k, col, nxt, check_from, limit, sfx, smin, sfx_ok, r
                         lg = i + 1
                     if i + 1 > chi:
                         chi = i + 1
-            if check:
-                v = s + sfx[j, i]
-                if v < cmin:
-                    cmin = v
             i += 1
         for r in range(lo, chi + 1):
             col[r] = _UNSET
@@ -272,10 +260,6 @@ def _eval_columns(seq, ref, k, col, nxt, check_from, limit, sfx, smin, sfx_ok, r
         else:
             lo = cur_fg
             hi = min(cur_lg, rl)
-        if check and cmin > limit:
-            for r in range(lo, hi + 1):
-                nxt[r] = _UNSET
-            return _INF
         col, nxt = nxt, col
     # last column: deletions only, no beam
     i = cur_fg if cur_fg > 0 else 0
@@ -704,8 +688,7 @@ def _pair_edits(hyp, ref, col_buf, path_buf, sfx_buf, cand_buf, stop):
                     # limit cannot be taken
                     if not _unbeamed_exceeds(arr, peq, fpv, fmv, first, last, tpv, tmv, words, rl, sfx, smin, sfx_ok,
                                              rpv, rmv, limit):
-                        edits = _eval_columns(arr, rloc, first, col, nxt, last + 1, limit, sfx, smin, sfx_ok, rpv, rmv,
-                                              col_in, in_lo, in_hi, state, med)
+                        edits = _eval_columns(arr, rloc, first, col, nxt, last + 1, col_in, in_lo, in_hi, state, med)
                         gain = (best_edits + best_cost) - (edits + 1)
                         if gain > 0 or (best_cost == 0 and gain == 0):
                             best = q
