@@ -119,6 +119,22 @@ def test_parallel_efficiency_is_the_median_of_each_rounds_ratio():
     assert met == "not resolved (rounds on both sides of the limit)"
 
 
+def test_work_besides_segmentation_is_the_median_of_each_rounds_ratio():
+    """Rounds (run, floor) of (33.3, 15.3), (36.1, 18.2), (31.0, 15.8): their ratios are 1.176,
+    0.984 and 0.962, median 0.98; the medians of the two sides (33.3, 15.8) come from different
+    rounds and would give 1.11."""
+    from benchmarks import cpu_targets
+
+    entry = _cpu_entry(0.1)
+    entry["stages"]["rounds"] = [{"run_cpu_seconds": run, "segmentation_floor_cpu_seconds": floor}
+                                 for run, floor in ((33.3, 15.3), (36.1, 18.2), (31.0, 15.8))]
+    entry["stages"]["work_besides_segmentation_ratio"] = (33.3 - 15.8) / 15.8
+    assert cpu_targets.figures(entry)["work_besides_segmentation"] == pytest.approx((36.1 - 18.2) / 18.2)
+    measured, met = {m: (v, ok) for m, v, _, ok in cpu_targets.rows(entry)}["work besides segmentation, fixed workload, `--jobs 1`"]
+    assert measured == "28.0 CPU-s run, 16.0 CPU-s segmentation floor: 0.98× (median of the rounds' ratios 1.18, 0.98, 0.96)"
+    assert met == "**no**"
+
+
 def test_a_target_is_met_or_missed_only_when_every_round_agrees():
     from benchmarks import cpu_targets
 
