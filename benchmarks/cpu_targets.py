@@ -110,21 +110,16 @@ def _efficiency(ratios: list[float] | None) -> float | None:
 def figures(entry: dict[str, Any]) -> dict[str, Any]:
     """The measure of each row from a measured entry (None where not measured)."""
     cpus = entry["cpus"]
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"work_besides_segmentation": entry["stages"]["work_besides_segmentation_ratio"]}
     rounds = entry["workload_rounds"]
     li = entry.get("li2011_rounds")
     # each round's own figure, beside the medians: a row is settled only when the rounds agree
     out["rounds"] = {
-        "work_besides_segmentation": [(r["run_cpu_seconds"] - r["segmentation_floor_cpu_seconds"])
-                                      / r["segmentation_floor_cpu_seconds"] for r in entry["stages"].get("rounds", [])],
+        "work_besides_segmentation": stages.work_ratios(entry["stages"].get("rounds", [])),
         "parallel_efficiency": _round_ratios(rounds, cpus),
         "li2011_cpu_seconds": [r["parallel"]["cpu_seconds"] for r in li] if li else None,
         "li2011_efficiency": _round_ratios(li, cpus) if li else None,
     }
-    # like the efficiency, the median of each round's own ratio (a round's run and floor are
-    # taken one after the other); an entry without its rounds has only the medians' ratio
-    work = out["rounds"]["work_besides_segmentation"]
-    out["work_besides_segmentation"] = statistics.median(work) if work else entry["stages"]["work_besides_segmentation_ratio"]
     out["parallel_seconds"] = _median(rounds, "parallel", "seconds")
     out["one_process_cpu_seconds"] = _median(rounds, "one_process", "cpu_seconds")
     out["parallel_efficiency"] = _efficiency(out["rounds"]["parallel_efficiency"])
