@@ -207,7 +207,7 @@ def _ranking_answer(
     row["left_out"] = ", ".join(m for m in constant if m in set(group["metric"]))
     row.update(best_at_chance=_at_chance(best), char_at_chance=False, word_at_chance=False)
     tests = {}
-    for metric, rows in group.groupby("metric", sort=True):
+    for metric, rows in _rows_by_metric(group).items():
         if metric in constant:
             continue
         test = _char_vs_word(rows, samples, selection=adjust != "none")
@@ -262,7 +262,7 @@ def _p_floor(test: dict[str, Any]) -> None:
         test["p_value"] = 1.0 / (n + 1)
 
 
-def _at_chance(row: pd.Series) -> bool:
+def _at_chance(row: "pd.Series | Mapping[str, Any]") -> bool:
     """Whether a results row's interval is not above its chance band (False without one)."""
     return bool(at_or_below(row["value"], row.get("ci_low", math.nan), row.get("chance_high", math.nan)))
 
@@ -307,20 +307,35 @@ def char_against_best_word(
     return out
 
 
-def _char_vs_word(rows: pd.DataFrame, samples: "np.ndarray | None", selection: bool) -> dict | None:
-    """``char`` against the best word-level segmenter of one metric, or None if either is absent."""
-    char = rows[rows["segmenter"] == CHARACTER_LEVEL]
-    words = rows[rows["segmenter"].map(is_word_level)]
-    if char.empty or words.empty:
+def _rows_by_metric(group: pd.DataFrame) -> dict[Any, list[dict[str, Any]]]:
+    """The rows of one ranking as plain records (with ``row``, their position in the results
+    table), per metric in sorted order, each metric's in table order. Plain records rather than
+    a data frame per metric: a ranking has a handful of rows, and pandas' per-call overhead was
+    most of the answer's time."""
+    columns = [c for c in ("metric", "segmenter", "value", "ci_low", "chance_high") if c in group.columns]
+    by_metric: dict[Any, list[dict[str, Any]]] = {}
+    for position, record in zip(group.index, group[columns].to_dict("records")):
+        if not pd.isna(record["metric"]):
+            record["row"] = position
+            by_metric.setdefault(record["metric"], []).append(record)
+    return {metric: by_metric[metric] for metric in sorted(by_metric)}
+
+
+def _char_vs_word(rows: Sequence[Mapping[str, Any]], samples: "np.ndarray | None", selection: bool) -> dict | None:
+    """``char`` against the best word-level segmenter of one metric (its rows from
+    :func:`_rows_by_metric`), or None if either is absent."""
+    chars = [r for r in rows if r["segmenter"] == CHARACTER_LEVEL]
+    words = [r for r in rows if is_word_level(r["segmenter"])]
+    if not chars or not words:
         return None
     with_samples = samples is not None and samples.shape[1] > 0
 
-    def result(r: pd.Series) -> Correlation:
-        return Correlation(float(r["value"]), samples=samples[r.name] if with_samples else None)  # type: ignore[index]
+    def result(r: Mapping[str, Any]) -> Correlation:
+        return Correlation(float(r["value"]), samples=samples[r["row"]] if with_samples else None)  # type: ignore[index]
 
-    out = char_against_best_word(result(char.iloc[0]), {str(r["segmenter"]): result(r) for _, r in words.iterrows()}, selection)
-    word = words[words["segmenter"].astype(str) == out["word_segmenter"]].iloc[0]
-    out.update(char_at_chance=_at_chance(char.iloc[0]), word_at_chance=_at_chance(word))
+    out = char_against_best_word(result(chars[0]), {str(r["segmenter"]): result(r) for r in words}, selection)
+    word = next(r for r in words if str(r["segmenter"]) == out["word_segmenter"])
+    out.update(char_at_chance=_at_chance(chars[0]), word_at_chance=_at_chance(word))
     return out
 
 
