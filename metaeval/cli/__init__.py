@@ -19,6 +19,7 @@ from typing import Sequence, TextIO
 from metaeval import __version__
 from metaeval.cli import catalogue, correlate, equivalence, leaderboard, run, score, signals, study, sweep, systems
 from metaeval.cli.common import Parser
+from metaeval.cli.finish import end_process
 from metaeval.compute import fewer_collections
 from metaeval.errors import DataWarning, MetaevalError
 
@@ -44,7 +45,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Every failure ends in one ``metaeval: error:`` line: data and machine faults exit 1,
     usage errors 2, an interrupt 130. An unexpected exception is still reported in one line
-    (set ``METAEVAL_TRACEBACK=1`` to see the traceback).
+    (set ``METAEVAL_TRACEBACK=1`` to see the traceback). As the process's own command, the
+    process then ends without the interpreter's teardown (:func:`metaeval.cli.finish.end_process`).
     """
     restore_signal_handlers = signals.install_signal_handlers()
     try:
@@ -52,12 +54,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings(), fewer_collections():
             warnings.simplefilter("always", DataWarning)
             warnings.showwarning = _show_warning
-            return _main(parser, argv)
+            status = _main(parser, argv)
     finally:
         signals.SIGNALS["running"] = False
         signals.cancel_redeliveries()
         if argv is not None:  # as the process's own command, the handlers stay until it exits
             restore_signal_handlers()
+    return status if argv is not None else end_process(status)
 
 
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
