@@ -264,32 +264,12 @@ def score_corpus(
     pending: dict[cf.Future, tuple[int, list[str], tuple]] = {}
     planned: set[int] = set()
 
-    order = [(k, m, system) for k in range(len(segs)) for m in range(len(choices)) for system in systems]
-    settled = [0]
-
-    def settle() -> None:
-        """Assemble and store the statistics of each (segmenter, metric, system), in that order,
-        as far as their chunks are in. Each draws only on earlier ones (:meth:`Reuse.assemble`),
-        and the store is written while the workers still score, not after the last chunk."""
-        while settled[0] < len(order):
-            key = k, m, system = order[settled[0]]
-            if key not in results:
-                if k not in planned:
-                    return
-                wanted = reuse.wanted(k, kinds[m], system)
-                if key not in computed and (wanted is None or len(wanted)):
-                    return
-                results[key] = stats = reuse.assemble(k, m, kinds[m], system, computed.pop(key, None), results)
-                stored.put(seg_sigs[k], metric_sigs[m], system, stats)
-            settled[0] += 1
-
     def collect(k: int, done: dict[tuple[int, str], np.ndarray], pairs: int = 0) -> None:
         """Keep a chunk's statistics; ``pairs`` (metric, system) pairs done out of this process."""
         for (m, system), stats in done.items():
             computed[(k, m, system)] = stats
         if pairs:
             report(pairs * n_seg)
-        settle()
 
     def help_until(ready: Callable[[], bool]) -> None:
         """While ``ready()`` is false, score here the chunks no worker has started yet
@@ -390,9 +370,15 @@ def score_corpus(
         k, group, args = pending[future]
         collect(k, future.result(), pairs=len(args[3]))
 
-    settle()
-    if settled[0] < len(order):  # pragma: no cover - every chunk is in and every segmenter planned
-        raise RuntimeError(f"scoring: the statistics of {order[settled[0]]} were never computed")
+    for k in range(len(segs)):
+        for m in range(len(choices)):
+            for system in systems:
+                if (k, m, system) in results:
+                    continue
+                reuse_kind = kinds[m] if k in planned else None
+                stats = reuse.assemble(k, m, reuse_kind, system, computed.get((k, m, system)), results)
+                results[(k, m, system)] = stats
+                stored.put(seg_sigs[k], metric_sigs[m], system, stats)
 
     configs: list[ConfigScores] = []
     for k, seg in enumerate(segs):
