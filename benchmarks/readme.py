@@ -225,6 +225,14 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
                 f"in one process against the kernels of `{entry['base'][:7]}` (`python -m benchmarks.metric_ab`, key `{key}`; "
                 f"{entry['calls']} calls; {_load_text(entry)}): **{paired['median']:.3f}×** per call{interval_text(paired)}, {paired['verdict']}; "
                 f"{entry['cpu_seconds']['this']:.2f} against {entry['cpu_seconds']['base']:.2f} CPU-s; statistics identical."]
+    answer = results.get("answer_ab")
+    if answer:
+        paired = answer["ratio_per_call"]
+        out += ["", f"The answer of the fixed workload ({answer['rankings']} rankings), call by call in one process against "
+                f"`metaeval/answer.py` of `{answer['base'][:7]}` (`python -m benchmarks.answer_ab`, key `answer_ab`; "
+                f"{answer['calls']} pairs of calls; {_load_text(answer)}): {answer['this_cpu_seconds_per_call']:.3f} against "
+                f"{answer['base_cpu_seconds_per_call']:.3f} CPU-s per call, **{paired['median']:.3f}×**{interval_text(paired)}, "
+                f"{paired['verdict']}; tables identical."]
     seg = segmenter_rows(results)
     if seg:
         t = results["segmenter_throughput"]

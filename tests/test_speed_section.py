@@ -94,9 +94,13 @@ def test_cpu_targets_are_ratios_of_the_figures_beside_them():
     work, efficiency, memory, li2011, bleu = rows.values()
     assert work == ("28.0 CPU-s run, 16.0 CPU-s segmentation floor: 0.75×", "yes")
     # 16.8 s against 28 CPU-s over 2 CPUs = 1.2: over the 1.15 target
-    assert efficiency == ("16.8 s against 28.0 CPU-s / 2: 1.20×", "**no**")
+    # of which 30 / 28 = 1.07 the parallel run's work and (2 x 16.8 - 30) / 28 = 0.13 idle cores
+    assert efficiency == ("16.8 s against 28.0 CPU-s / 2: 1.20×; over the one-process CPU-s, the parallel run's CPU-s 1.07× "
+                          "and its idle cores 0.13×", "**no**")
     assert memory == ("1.30 GB", "**no**")
-    assert li2011 == ("160.0 CPU-s; efficiency 1.33×", "yes / **no**")  # 100 / (150 / 2)
+    # 100 / (150 / 2) = 1.33: 160 / 150 = 1.07 work and (200 - 160) / 150 = 0.27 idle
+    assert li2011 == ("160.0 CPU-s; efficiency 1.33×; over the one-process CPU-s, the parallel run's CPU-s 1.07× and its idle "
+                      "cores 0.27×", "yes / **no**")
     assert bleu == ("2.00 CPU-s against 90.0 for sacrebleu: 45.0×", "yes")
 
 
@@ -114,7 +118,10 @@ def test_parallel_efficiency_is_the_median_of_each_rounds_ratio():
     ]
     assert cpu_targets.figures(entry)["parallel_efficiency"] == pytest.approx(16.79 / (27.89 / 2))
     measured, met = {m: (v, ok) for m, v, _, ok in cpu_targets.rows(entry)}["parallel efficiency, fixed workload, default `--jobs`"]
-    assert measured == "17.0 s against 30.1 CPU-s / 2: 1.20× (median of the rounds' ratios 1.20, 1.13, 1.24)"
+    # parts per round: work 30/27.89, 30/30.07, 30/31.06 (median 0.998); idle (33.58-30)/27.89 = 0.128,
+    # (33.94-30)/30.07 = 0.131, (38.54-30)/31.06 = 0.275 (median 0.131)
+    assert measured == ("17.0 s against 30.1 CPU-s / 2: 1.20× (median of the rounds' ratios 1.20, 1.13, 1.24); over the "
+                        "one-process CPU-s, the parallel run's CPU-s 1.00× and its idle cores 0.13× (medians of the rounds)")
     # the median is over 1.15, one round under it: the measurement does not settle the target
     assert met == "not resolved (rounds on both sides of the limit)"
 
