@@ -104,3 +104,65 @@ def test_main_with_an_argument_list_returns(capsys: pytest.CaptureFixture[str]) 
 
     assert main(["list"]) == 0
     assert "segmenters" in capsys.readouterr().out
+
+
+class _Exited(Exception):
+    """Raised by the test's stand-in for os._exit, with the status."""
+
+
+def _ending(monkeypatch: pytest.MonkeyPatch, stdout: io.StringIO) -> list:
+    """end_process's outside world replaced: os._exit raises, the atexit handlers are
+    recorded (not pytest's own run), no thread to wait for, and ``stdout`` as standard output."""
+    from metaeval.cli import finish
+
+    calls: list = []
+
+    def exit_now(status: int) -> None:
+        calls.append(("exit", status))
+        raise _Exited(status)
+
+    monkeypatch.setattr(finish.os, "_exit", exit_now)
+    monkeypatch.setattr(finish.atexit, "_run_exitfuncs", lambda: calls.append(("handlers", stdout.getvalue())))
+    monkeypatch.setattr(finish, "waiting_threads", lambda: [])
+    monkeypatch.setattr(sys, "stdout", stdout)
+    return calls
+
+
+def test_the_end_flushes_the_output_before_the_handlers_and_exits_with_the_status(monkeypatch):
+    class Buffered(io.StringIO):
+        def __init__(self) -> None:
+            super().__init__()
+            self.pending = ""
+
+        def write(self, text: str) -> int:
+            self.pending += text
+            return len(text)
+
+        def flush(self) -> None:
+            super().write(self.pending)
+            self.pending = ""
+
+    out = Buffered()
+    out.write("the table\n")
+    calls = _ending(monkeypatch, out)
+    with pytest.raises(_Exited):
+        end_process(2)
+    assert calls == [("handlers", "the table\n"), ("exit", 2)]
+
+
+def test_output_that_cannot_be_written_makes_a_success_exit_1_and_keeps_a_failure(monkeypatch, capfd):
+    for status, expected in ((0, 1), (2, 2)):
+        calls = _ending(monkeypatch, _FullDisk())
+        with pytest.raises(_Exited):
+            end_process(status)
+        assert calls == [("handlers", ""), ("exit", expected)]
+        assert capfd.readouterr().err.count("metaeval: error: standard output: cannot write:") == 1
+
+
+def test_an_error_line_that_cannot_be_written_either_is_given_up(monkeypatch):
+    class Broken(_FullDisk):
+        def write(self, text: str) -> int:
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(sys, "__stderr__", Broken())
+    assert not flush(_FullDisk(), "standard output")
