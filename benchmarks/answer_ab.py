@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +31,7 @@ from typing import Any, Callable
 from benchmarks import workload
 from benchmarks.ab import interval_text, paired_ratios
 from benchmarks.bench import DATA, REPO
+from benchmarks.metric_ab import module_at
 from benchmarks.store import store_and_say
 
 KEY = "answer_ab"
@@ -39,15 +39,7 @@ KEY = "answer_ab"
 
 def base_answer(commit: str) -> types.ModuleType:
     """``metaeval/answer.py`` of ``commit`` as a module of its own (its imports are this tree's)."""
-    source = subprocess.run(["git", "show", f"{commit}:metaeval/answer.py"], cwd=REPO, capture_output=True, text=True,
-                            check=False)  # fmt: skip
-    if source.returncode != 0:
-        raise SystemExit(f"answer_ab: {commit}:metaeval/answer.py: {source.stderr.strip()}")
-    module = types.ModuleType("metaeval_base_answer")
-    module.__file__ = f"<{commit[:7]}:metaeval/answer.py>"
-    sys.modules[module.__name__] = module
-    exec(compile(source.stdout, module.__file__, "exec"), module.__dict__)  # noqa: S102 - this repository's own source
-    return module
+    return module_at(commit, "metaeval/answer.py", "metaeval_base_answer", "answer_ab")
 
 
 def workload_answer_arguments() -> tuple[tuple, dict[str, Any]]:

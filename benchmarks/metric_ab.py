@@ -26,7 +26,7 @@ import sys
 import time
 import types
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -47,6 +47,20 @@ MODULES = {
 }
 
 
+def module_at(commit: str, path: str, name: str, tool: str, edit: Callable[[str], str] = lambda text: text) -> types.ModuleType:
+    """The file ``path`` of ``commit`` (read with ``git show``, its text passed through ``edit``)
+    run as the module ``name``, registered in ``sys.modules``; ``tool: COMMIT:PATH: why`` if git
+    cannot read it."""
+    source = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=REPO, capture_output=True, text=True, check=False)
+    if source.returncode != 0:
+        raise SystemExit(f"{tool}: {commit}:{path}: {source.stderr.strip()}")
+    module = types.ModuleType(name)
+    module.__file__ = f"<{commit[:7]}:{path}>"
+    sys.modules[name] = module
+    exec(compile(edit(source.stdout), module.__file__, "exec"), module.__dict__)  # noqa: S102 - this repository's own source
+    return module
+
+
 def base_modules(commit: str, names: tuple[str, ...]) -> dict[str, types.ModuleType]:
     """``metaeval.metrics.<name>`` of ``commit`` for each of ``names``, as modules of their own
     (``metaeval_base.<name>``; a later one importing an earlier one gets the base's), with numba's
@@ -55,20 +69,16 @@ def base_modules(commit: str, names: tuple[str, ...]) -> dict[str, types.ModuleT
     package.__path__ = []  # a package, so that its modules import by name
     sys.modules.setdefault("metaeval_base", package)
     loaded: dict[str, types.ModuleType] = {}
-    for name in names:
-        source = subprocess.run(["git", "show", f"{commit}:metaeval/metrics/{name}.py"], cwd=REPO, capture_output=True,
-                                text=True, check=False)  # fmt: skip
-        if source.returncode != 0:
-            raise SystemExit(f"metric_ab: {commit}:metaeval/metrics/{name}.py: {source.stderr.strip()}")
-        text = source.stdout.replace("cache=True", "cache=False")
+
+    def edit(text: str) -> str:
+        text = text.replace("cache=True", "cache=False")
         for earlier in loaded:
             text = text.replace(f"from metaeval.metrics.{earlier} import", f"from metaeval_base.{earlier} import")
             text = text.replace(f"from metaeval.metrics import {earlier}", f"import metaeval_base.{earlier} as {earlier}")
-        module = types.ModuleType(f"metaeval_base.{name}")
-        module.__file__ = f"<{commit[:7]}:metaeval/metrics/{name}.py>"
-        sys.modules[module.__name__] = module
-        exec(compile(text, module.__file__, "exec"), module.__dict__)  # noqa: S102 - this repository's own source
-        loaded[name] = module
+        return text
+
+    for name in names:
+        loaded[name] = module_at(commit, f"metaeval/metrics/{name}.py", f"metaeval_base.{name}", "metric_ab", edit)
     return loaded
 
 
