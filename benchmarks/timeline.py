@@ -128,10 +128,7 @@ def measure(interval: float, dataset: str = workload.DATASET, segmenters: Sequen
     load = list(os.getloadavg())
     recorder = Recorder(interval)
     with tempfile.TemporaryDirectory(prefix="timeline-") as cache, contextlib.ExitStack() as undo:
-        args = workload.run_arguments(DATA / dataset, "0", cache)
-        args = [a for a in args if a != "--quiet"]
-        args = _only(args, "-s", segmenters)
-        args = _only(args, "-m", metrics)
+        args = workload.run_arguments(DATA / dataset, "0", cache, segmenters=segmenters, metrics=metrics, quiet=False)
         progress = run_command.progress_bar
         run_command.progress_bar = lambda enabled: recorder.progress  # type: ignore[assignment]
         undo.callback(setattr, run_command, "progress_bar", progress)
@@ -152,23 +149,6 @@ def measure(interval: float, dataset: str = workload.DATASET, segmenters: Sequen
         "phases": {name: {"first": a, "last": b} for name, (a, b) in sorted(recorder.phases.items(), key=lambda kv: kv[1][0])},
         "idle_stretches": stretches, "idle_core_seconds": sum(s["idle_core_seconds"] for s in stretches),
     }  # fmt: skip
-
-
-def _only(args: list[str], flag: str, names: Sequence[str]) -> list[str]:
-    """``args`` with its ``flag NAME`` pairs replaced by one per name of ``names``."""
-    out = []
-    skip = False
-    for a in args:
-        if skip:
-            skip = False
-            continue
-        if a == flag:
-            skip = True
-            continue
-        out.append(a)
-    for name in names:
-        out += [flag, name]
-    return out
 
 
 def report(entry: dict[str, Any]) -> str:

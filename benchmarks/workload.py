@@ -16,6 +16,7 @@ chance level, another metric) is measured on its own and does not move these fig
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Sequence
 
 DATASET = "wmt24-esa/en-zh"
 SEGMENTERS = ("char", "cjk-char", "jieba", "pkuseg")
@@ -28,13 +29,15 @@ BOOTSTRAP = 1000
 SEED = 12345
 
 
-def run_arguments(corpus: Path, jobs: str, cache: str) -> list[str]:
+def run_arguments(corpus: Path, jobs: str, cache: str, *, segmenters: Sequence[str] = SEGMENTERS,
+                  metrics: Sequence[str] = METRICS, quiet: bool = True) -> list[str]:
     """``metaeval run`` arguments of the workload on ``corpus``, with ``--jobs`` and an empty
-    ``--cache-dir``: JSON to standard output, no progress bar."""
-    args = ["run", str(corpus), "--format", "json", "--quiet", "--jobs", jobs, "--cache-dir", cache]
-    for name in SEGMENTERS:
+    ``--cache-dir``: JSON to standard output, no progress bar unless ``quiet`` is false
+    (``segmenters`` and ``metrics``: others than the workload's, for a smaller run)."""
+    args = ["run", str(corpus), "--format", "json", *(["--quiet"] if quiet else []), "--jobs", jobs, "--cache-dir", cache]
+    for name in segmenters:
         args += ["-s", name]
-    for name in METRICS:
+    for name in metrics:
         args += ["-m", name]
     for name in STATISTICS:
         args += ["--statistic", name]

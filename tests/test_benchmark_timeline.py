@@ -20,9 +20,13 @@ def test_idle_stretches_join_adjacent_samples_and_count_idle_core_seconds():
     assert [round(s["idle_core_seconds"], 6) for s in stretches] == [0.18, 0.4]
 
 
-def test_only_keeps_the_named_segmenters_and_metrics():
-    args = ["run", "x", "-s", "char", "-m", "bleu", "-s", "jieba", "--seed", "1"]
-    assert timeline._only(args, "-s", ["pkuseg"]) == ["run", "x", "-m", "bleu", "--seed", "1", "-s", "pkuseg"]
+def test_the_workload_arguments_can_name_other_segmenters_and_metrics():
+    from benchmarks import workload
+
+    args = workload.run_arguments(DATA / SMALL, "0", "cache", segmenters=["pkuseg"], metrics=["bleu"], quiet=False)
+    assert [args[i + 1] for i, a in enumerate(args) if a == "-s"] == ["pkuseg"]
+    assert [args[i + 1] for i, a in enumerate(args) if a == "-m"] == ["bleu"]
+    assert "--quiet" not in args and "--quiet" in workload.run_arguments(DATA / SMALL, "0", "cache")
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/stat"), reason="needs /proc/stat (Linux)")
