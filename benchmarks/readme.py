@@ -182,7 +182,8 @@ def section(results: dict[str, Any], li2011: dict[str, Any] | None) -> str:
         "split it identically), a compiled tercom kernel that rejects candidate shifts with a",
         "bit-parallel edit-distance bound before running the beam search; every segmenter's segmentation",
         "starts at once in worker processes (a model is loaded once and the rest of its texts are forked from",
-        "that worker), while the main process scores the segmenters already done (`--jobs`; any",
+        "that worker; segmentations that start together share the workers), while the segmenters already",
+        "done are scored, by the main process too where it has a core of its own (`--jobs`; any",
         "`concurrent.futures` executor through the API, e.g. Dask's `Client.get_executor()`).",
     ]
     tagger = results.get("pkuseg_tagger")

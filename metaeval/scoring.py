@@ -188,6 +188,18 @@ def chunk_plan(choices: Sequence[MetricChoice], systems: Sequence[str], n_chunks
     return plan
 
 
+def _helps(executor: cf.Executor | None) -> bool:
+    """Whether this process scores chunks itself while it waits for workers: with a cluster
+    (its cores are not this machine's) or a local pool with fewer workers than CPUs, not with
+    one worker per CPU. There a third busy process only takes turns with the workers on the
+    same cores, and, busy with a chunk, is late to hand the next segmenter's work out.
+    Measured on WMT24 en-zh's default run (docs/performance.md, "Where the parallel run
+    waits")."""
+    if not isinstance(executor, cf.ProcessPoolExecutor):
+        return True
+    return int(getattr(executor, "_max_workers", 1)) < (os.cpu_count() or 1)
+
+
 def _default_chunks(executor: cf.Executor | None) -> int:
     """One chunk in this process (references prepared once); two per worker in a pool."""
     if executor is None:
@@ -271,9 +283,14 @@ def score_corpus(
         if pairs:
             report(pairs * n_seg)
 
+    helps = _helps(executor)
+
     def help_until(ready: Callable[[], bool]) -> None:
         """While ``ready()`` is false, score here the chunks no worker has started yet
-        (latest first), so this process works instead of waiting."""
+        (latest first), so this process works instead of waiting, unless it would compete with
+        the workers for the cores (:func:`_helps`)."""
+        if not helps:
+            return
         for future in reversed(list(pending)):
             if ready():
                 return
@@ -306,17 +323,21 @@ def score_corpus(
         for m in sorted({m for missing in todo_of.values() for m, _ in missing}):
             choices[m].metric.preload()
     # Every segmentation starts now (on workers where there are any), in segmenter order.
+    # Rules without a model are segmented here, when their tokens are wanted: sent to a worker,
+    # they would wait behind the models loading there and come back pickled.
+    known_of = {k: cache.lookup(segs[k], unique) if cache is not None else {} for k in todo_of}
+    todo_texts = {k: [t for t in unique if t not in known_of[k]] for k in todo_of}
+    on_workers = [k for k in todo_of if todo_texts[k] and not getattr(segs[k], "in_process", False)]
+    # A local pool's processes are shared among the segmentations that start together: each
+    # forks only its share, so that no more processes segment than there are workers.
+    parts = max(1, jobs // max(1, len(on_workers)))
     started: dict[int, tuple[Pending, list[str], dict[str, list[str]]]] = {}
-    for k, missing in todo_of.items():
-        seg = segs[k]
-        known = cache.lookup(seg, unique) if cache is not None else {}
-        todo = [t for t in unique if t not in known]
-        # rules without a model are segmented here, when their tokens are wanted: sent to a
-        # worker, they would wait behind the models loading there and come back pickled
-        seg_jobs, seg_executor = (1, None) if getattr(seg, "in_process", False) else (jobs, executor)
+    for k in todo_of:
+        seg, known, todo = segs[k], known_of.pop(k), todo_texts.pop(k)
+        seg_jobs, seg_executor = (jobs, executor) if k in on_workers else (1, None)
         here = functools.partial(_segment_with_progress, seg, specs[k], todo, seg_jobs, seg_executor, progress)
         work = segmenting.start(seg, specs[k], todo, jobs=seg_jobs, executor=seg_executor, here=here,
-                                keep_model=keep_models)
+                                keep_model=keep_models, parts=parts)
         if progress and work.futures:
             progress(f"segmenting {getattr(seg, 'name', 'texts')}", 0, len(todo))
         started[k] = (work, todo, known)
@@ -364,7 +385,7 @@ def score_corpus(
                 args = (choices, ref_tokens, chunk, rows)
                 pending[executor.submit(_score_chunk, *args)] = (k, group, args)
     # Segmentation is over: this process takes back the chunks no worker has started yet
-    # and scores them itself, while the workers finish theirs.
+    # and scores them itself, while the workers finish theirs (where it helps at all).
     help_until(lambda: False)
     for future in cf.as_completed(list(pending)):
         k, group, args = pending[future]

@@ -11,8 +11,9 @@ gives the tokens, so that segmentation overlaps with scoring. Where the chunks r
   and its signature is checked against this process's, so a worker with another dictionary or
   version cannot change a number silently;
 - with a local process pool (``--jobs`` > 1), the whole segmentation of one segmenter is one
-  task: the worker loads the model once, segments a first slice, and forks ``jobs - 1``
-  processes from itself for the rest, so they share the loaded model (copy on write; pkuseg is
+  task: the worker loads the model once, segments a first slice, and forks ``parts - 1``
+  processes from itself for the rest (``parts``: ``jobs`` unless the caller shares the pool
+  among several segmentations at once), so they share the loaded model (copy on write; pkuseg is
   about 290 MB once loaded) instead of loading one each, and drops the model when the task is done, unless
   asked to keep it (``keep_model``: a study's later datasets use it again). Every
   segmenter is started at once, so a slow model loads and segments while this process scores
@@ -104,17 +105,19 @@ def get_segmenter(item: Any) -> Any:
     return item
 
 
-def _segment_task(key: str, spec: "str | Shipped | None", texts: Sequence[str], parts: int = 1,
+def _segment_task(key: str, spec: "str | Shipped | None", texts: Sequence[str], parts: int | None = None,
                   keep: bool = False) -> tuple[str, list[list[str]]]:
-    """Tokens of ``texts`` in a worker, with the signature of the segmenter that made them;
-    ``parts > 1`` forks ``parts - 1`` processes from this worker once its model is loaded, and
-    then drops the model unless ``keep``."""
+    """Tokens of ``texts`` in a worker, with the signature of the segmenter that made them.
+    ``parts`` (a local pool's task, all of a segmenter's texts): ``parts - 1`` processes are
+    forked from this worker once its model is loaded, and the model is dropped at the end
+    unless ``keep``; without it (a cluster's chunk task) the worker keeps the segmenter for
+    its next chunk."""
     seg = _WORKER_SEGMENTERS.get(key)
     if seg is None:
         if spec is None:
             raise MetaevalError(f"segmenter {key!r} is not known in this worker")
         seg = _WORKER_SEGMENTERS[key] = get_segmenter(spec)
-    if parts > 1:
+    if parts is not None:
         # A local pool's task: all of this segmenter's texts at once. Unless the model is kept
         # for later tasks, the worker goes on to score without it, so its memory (pkuseg's is
         # about 290 MB) is given back now.
@@ -165,10 +168,12 @@ class Pending:
 
 
 def start(seg: Any, spec: str | None, texts: Sequence[str], *, jobs: int = 1,
-          executor: cf.Executor | None = None, here: Any = None, keep_model: bool = False) -> Pending:
+          executor: cf.Executor | None = None, here: Any = None, keep_model: bool = False,
+          parts: int | None = None) -> Pending:
     """Begin segmenting ``texts`` (distinct texts) with ``seg``; see the module docstring for
     where. ``here()`` computes the tokens in this process when no worker takes them (default:
-    :func:`segment_texts`). ``keep_model``: a local pool's worker keeps the model it loaded."""
+    :func:`segment_texts`). With a local pool: ``keep_model``, its worker keeps the model it
+    loaded; ``parts``, the processes it segments in (default ``jobs``)."""
     texts = list(texts)
     signature = seg.signature()
     local = here or (lambda: segment_texts(seg, spec, texts, jobs=jobs))
@@ -178,7 +183,8 @@ def start(seg: Any, spec: str | None, texts: Sequence[str], *, jobs: int = 1,
         if jobs <= 1:
             return Pending(signature, compute=local)
         shipped = worker_spec(seg, spec)
-        return Pending(signature, [executor.submit(_segment_task, signature, shipped, texts, jobs, keep_model)])
+        task = executor.submit(_segment_task, signature, shipped, texts, max(1, parts or jobs), keep_model)
+        return Pending(signature, [task])
     return Pending(signature, _chunk_tasks(executor, signature, worker_spec(seg, spec), texts, jobs))
 
 

@@ -276,3 +276,59 @@ def test_rule_segmenters_are_segmented_here_and_model_segmenters_on_the_workers(
         got = api.score(corpus, ["char", "jieba"], ["bleu", "chrf"], executor=executor, jobs=2)
     assert executor.segmented and set(executor.segmented) == {"jieba"}
     pd.testing.assert_frame_equal(got, api.score(corpus, ["char", "jieba"], ["bleu", "chrf"]))
+
+
+class _Words:
+    """A segmenter object with a model of its own (not ``in_process``): splits on spaces."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def signature(self) -> str:
+        return f"{self.name}|1"
+
+    def segment_many(self, texts):  # noqa: ANN001, ANN202
+        return [t.split() for t in texts]
+
+
+@pytest.mark.parametrize(("segmenters", "jobs", "parts"), [
+    (["char", "a"], 2, 2),  # one segmentation on the workers: it forks to use them all
+    (["char", "a", "b"], 2, 1),  # two at once: one process each
+    (["a", "b", "c"], 7, 2),  # three on seven workers: two processes each, one left over
+])  # fmt: skip
+def test_segmentations_started_together_share_the_pool_s_processes(tmp_path, monkeypatch, segmenters, jobs, parts):
+    import concurrent.futures as cf
+
+    from metaeval import api, segmenting
+    from tests.robustness._helpers import make_corpus
+
+    given: dict[str, int | None] = {}
+    start = segmenting.start
+
+    def recording(seg, spec, texts, **kwargs):  # noqa: ANN001, ANN202
+        given[getattr(seg, "name", "?")] = kwargs.get("parts")
+        return start(seg, spec, texts, **kwargs)
+
+    monkeypatch.setattr(segmenting, "start", recording)
+    corpus, _ = api.read_corpus(make_corpus(tmp_path / "tiny"))
+    objects = [s if s == "char" else _Words(s) for s in segmenters]
+    with cf.ThreadPoolExecutor(max_workers=2) as executor:
+        got = api.score(corpus, objects, ["bleu"], executor=executor, jobs=jobs)
+    assert {name: p for name, p in given.items() if name != "char"} == {s: parts for s in segmenters if s != "char"}
+    pd.testing.assert_frame_equal(got, api.score(corpus, objects, ["bleu"]))
+
+
+def test_this_process_scores_chunks_itself_only_where_it_does_not_compete_with_the_workers(monkeypatch):
+    import concurrent.futures as cf
+    import multiprocessing
+
+    from metaeval.scoring import _helps
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    fork = multiprocessing.get_context("fork")
+    with cf.ProcessPoolExecutor(max_workers=4, mp_context=fork) as one_per_cpu:
+        assert not _helps(one_per_cpu)
+    with cf.ProcessPoolExecutor(max_workers=2, mp_context=fork) as fewer:
+        assert _helps(fewer)
+    with cf.ThreadPoolExecutor(max_workers=8) as elsewhere:  # a cluster's executor: other machines' cores
+        assert _helps(elsewhere)

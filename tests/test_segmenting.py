@@ -149,10 +149,14 @@ def test_a_local_pool_task_releases_the_model_when_done(monkeypatch):
     assert (signature, tokens) == ("releasing|1", [["a", "b"], ["c"]])
     assert _Releasing.released == 1
     assert "releasing|1" not in segmenting._WORKER_SEGMENTERS
+    # So does a task that shares the pool with other segmentations and does not fork.
+    assert segmenting._segment_task("releasing|1", "releasing", ["ab"], parts=1) == ("releasing|1", [["a", "b"]])
+    assert _Releasing.released == 2
+    assert "releasing|1" not in segmenting._WORKER_SEGMENTERS
     # A cluster's chunk task keeps the segmenter for the worker's next chunk.
     try:
         segmenting._segment_task("releasing|1", "releasing", ["ab"])
-        assert _Releasing.released == 1
+        assert _Releasing.released == 2
         assert "releasing|1" in segmenting._WORKER_SEGMENTERS
     finally:
         segmenting._WORKER_SEGMENTERS.pop("releasing|1", None)
