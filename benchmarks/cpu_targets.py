@@ -202,8 +202,12 @@ def rows(entry: dict[str, Any] | None) -> list[tuple[str, str, str, str]]:
         return f" (not measured this time: kept from an earlier measurement, {carried[key]} at its start)" if key in carried else ""
 
     if f["li2011_cpu_seconds"] is not None:
+        # CPU-s are the machine's on the day (its speed has differed by a third between days):
+        # the floor taken in the same command is the yardstick between two measurements
+        floor = st.get("segmentation_floor_cpu_seconds") if "li2011_rounds" not in carried else None
+        yardstick = f" ({f['li2011_cpu_seconds'] / floor:.1f}× the segmentation floor above)" if floor else ""
         out.append(("li2011 study (`benchmarks/li2011_study.toml`), empty store, default `--jobs`",
-                    f"{f['li2011_cpu_seconds']:.1f} CPU-s; efficiency "
+                    f"{f['li2011_cpu_seconds']:.1f} CPU-s{yardstick}; efficiency "
                     + (f"{f['li2011_efficiency']:.2f}×{parts('li2011_efficiency')}{wall_note}"
                        if f["li2011_efficiency"] is not None else "not stored")
                     + earlier("li2011_rounds"),

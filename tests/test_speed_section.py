@@ -98,8 +98,8 @@ def test_cpu_targets_are_ratios_of_the_figures_beside_them():
     assert efficiency == ("16.8 s against 28.0 CPU-s / 2: 1.20×; over the one-process CPU-s, the parallel run's CPU-s 1.07× "
                           "and its idle cores 0.13×", "**no**")
     assert memory == ("1.30 GB", "**no**")
-    # 100 / (150 / 2) = 1.33: 160 / 150 = 1.07 work and (200 - 160) / 150 = 0.27 idle
-    assert li2011 == ("160.0 CPU-s; efficiency 1.33×; over the one-process CPU-s, the parallel run's CPU-s 1.07× and its idle "
+    # 100 / (150 / 2) = 1.33: 160 / 150 = 1.07 work and (200 - 160) / 150 = 0.27 idle; 160 / 16 = 10.0 floors
+    assert li2011 == ("160.0 CPU-s (10.0× the segmentation floor above); efficiency 1.33×; over the one-process CPU-s, the parallel run's CPU-s 1.07× and its idle "
                       "cores 0.27×", "yes / **no**")
     assert bleu == ("2.00 CPU-s against 90.0 for sacrebleu: 45.0×", "yes")
 
