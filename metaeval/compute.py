@@ -4,7 +4,7 @@
 scoring and bootstrap use; the numbers never depend on the choice.
 
 - ``jobs == 1``: everything in this process.
-- ``jobs == 0`` (the default): one process per CPU; ``jobs == n``: n processes. Scoring and
+- ``jobs == 0`` (the default): one process per CPU this process may use; ``jobs == n``: n processes. Scoring and
   bootstrap go to a process pool; segmentation forks its own workers once the model is loaded
   (:mod:`metaeval.segmenting`).
 - ``scheduler`` (``tcp://host:8786``, or a scheduler file path): a ``distributed.Client``
@@ -64,11 +64,22 @@ def fewer_collections() -> Iterator[None]:
         gc.set_threshold(*before)
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on: its affinity mask where the system keeps one (Linux:
+    the share of the machine a container's cpuset or ``taskset`` gives it), else
+    ``os.cpu_count()``; at least 1. A container given 2 of a host's 64 CPUs gets 2 workers
+    by default, not 64 (each with its own copy of what it loads)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
+
+
 def local_jobs(jobs: int) -> int:
-    """Processes to use for ``--jobs`` (0: one per CPU)."""
+    """Processes to use for ``--jobs`` (0: one per usable CPU, :func:`usable_cpus`)."""
     if jobs < 0:
         raise UsageError(f"jobs must be >= 0, got {jobs}")
-    return jobs or (os.cpu_count() or 1)
+    return jobs or usable_cpus()
 
 
 @contextlib.contextmanager
@@ -196,4 +207,4 @@ def _dask_client(scheduler: str):  # noqa: ANN202
         client.close()
 
 
-__all__ = ["GC_THRESHOLD", "fewer_collections", "local_jobs", "one_blas_thread", "process_pool", "stop_pool", "with_one_blas_thread", "workers"]
+__all__ = ["GC_THRESHOLD", "fewer_collections", "local_jobs", "one_blas_thread", "process_pool", "stop_pool", "usable_cpus", "with_one_blas_thread", "workers"]

@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from metaeval.corpora.model import Corpus
-from metaeval import segmenting
+from metaeval import compute, segmenting
 from metaeval.errors import MetaevalError
 from metaeval.forms import warn_form_differences
 from metaeval.metrics import get_metric
@@ -197,7 +197,7 @@ def _helps(executor: cf.Executor | None) -> bool:
     waits")."""
     if not isinstance(executor, cf.ProcessPoolExecutor):
         return True
-    return int(getattr(executor, "_max_workers", 1)) < (os.cpu_count() or 1)
+    return int(getattr(executor, "_max_workers", 1)) < compute.usable_cpus()
 
 
 def _default_chunks(executor: cf.Executor | None) -> int:

@@ -9,14 +9,19 @@ import numpy  # noqa: F401 - loads the BLAS library that the pool limits
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from metaeval.compute import local_jobs, process_pool, workers
+from metaeval.compute import local_jobs, process_pool, usable_cpus, workers
 from metaeval.errors import MissingDependencyError, UsageError
 from tests.timing import run
 
 
-def test_jobs_zero_is_one_per_cpu_and_negative_is_refused(monkeypatch):
-    monkeypatch.setattr("os.cpu_count", lambda: 6)
-    assert local_jobs(0) == 6 and local_jobs(3) == 3
+def test_jobs_zero_is_one_per_usable_cpu_and_negative_is_refused(monkeypatch):
+    # a container given 3 of a host's 64 CPUs (its affinity mask): 3 workers, not 64
+    monkeypatch.setattr("os.cpu_count", lambda: 64)
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 5, 9})
+    assert usable_cpus() == 3 and local_jobs(0) == 3 and local_jobs(4) == 4
+    # without an affinity mask, the machine's count, and at least one
+    monkeypatch.delattr("os.sched_getaffinity")
+    assert local_jobs(0) == 64
     monkeypatch.setattr("os.cpu_count", lambda: None)
     assert local_jobs(0) == 1
     with pytest.raises(UsageError, match="jobs must be >= 0, got -1"):

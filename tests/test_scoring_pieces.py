@@ -324,7 +324,7 @@ def test_this_process_scores_chunks_itself_only_where_it_does_not_compete_with_t
 
     from metaeval.scoring import _helps
 
-    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    monkeypatch.setattr("metaeval.compute.usable_cpus", lambda: 4)
     fork = multiprocessing.get_context("fork")
     with cf.ProcessPoolExecutor(max_workers=4, mp_context=fork) as one_per_cpu:
         assert not _helps(one_per_cpu)

@@ -28,7 +28,7 @@ import pandas as pd
 
 from experiments.li2011.config import DATASETS, SEED, SPEC, WORD_SEGMENTERS, Dataset
 from experiments.runtime import Clock
-from metaeval.compute import process_pool, workers
+from metaeval.compute import process_pool, usable_cpus, workers
 from metaeval.answer import char_against_best_word
 from metaeval.stats.adjust import adjust_p_values
 from metaeval.stats.defaults import ADJUST
@@ -354,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--bootstrap", type=int, default=1000)
     parser.add_argument("--only", action="append", help="dataset names to run (default: all)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (results do not depend on it)")
+    parser.add_argument("--jobs", type=int, default=usable_cpus(), help="worker processes (results do not depend on it)")
     parser.add_argument("--cache-dir", type=Path, default=None, help="keep computed pieces here (default: OUT/store)")
     args = parser.parse_args(argv)
     unknown = [name for name in args.only or () if name not in {ds.name for ds in DATASETS}]

@@ -37,7 +37,7 @@ from experiments.runtime import Clock
 from experiments.systems.config import ADJUST, ALPHA, BOOTSTRAP, DATASETS, METRICS, README_METRIC, SEED, SUBWORD_LADDER, Dataset
 from experiments.systems.wmt import domain_sizes, steps
 from metaeval import corpora
-from metaeval.compute import workers
+from metaeval.compute import usable_cpus, workers
 from metaeval.report.bump import bumps, png
 from metaeval.report.equivalence import frame_section
 from metaeval.report.files import write_atomic
@@ -190,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.systems", description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA, help=f"shared data folder (default {DATA})")
     parser.add_argument("--out", type=Path, default=OUT, help=f"output folder (default {OUT})")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (results do not depend on it)")
+    parser.add_argument("--jobs", type=int, default=usable_cpus(), help="worker processes (results do not depend on it)")
     args = parser.parse_args(argv)
     store = args.out / STORE
     clock = Clock(store)

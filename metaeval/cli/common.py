@@ -89,7 +89,7 @@ def jobs(text: str) -> int:
 def add_execution_options(p: argparse.ArgumentParser) -> None:
     """``--jobs``, ``--scheduler``, ``--quiet``."""
     p.add_argument("--jobs", "-j", type=jobs, default=0,
-                   help="processes for segmentation, scoring and bootstrap (default 0: one per CPU; 1: this process only)")
+                   help="processes for segmentation, scoring and bootstrap (default 0: one per CPU this process may use; 1: this process only)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run segmentation, scoring and bootstrap on a Dask cluster (tcp://host:8786 or a scheduler file)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
