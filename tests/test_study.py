@@ -311,6 +311,96 @@ def test_the_workers_keep_segmentation_models_across_a_studys_datasets(tmp_path,
     assert asked == [False]
 
 
+def test_with_workers_a_study_computes_two_datasets_at_once_with_the_numbers_of_one_process(tmp_path, data, monkeypatch):
+    """With a pool, the second dataset starts while the first is still computed (the first one
+    waits here until the second has started: run one after the other, it would wait in vain),
+    datasets that share a folder read it once, and the results are those of ``jobs=1``, in the
+    spec's order; the pool's workers are forked before the threads start."""
+    import threading
+
+    from metaeval import api, studies
+    from metaeval.compute import process_pool
+    from metaeval.studies import compute_study
+    from metaeval.studyspec import load_spec
+
+    text = spec_text(["bleu"], bootstrap=20) + '\n[[dataset]]\nname = "c again"\npath = "c"\nmetrics = ["chrf"]\n'
+    spec = load_spec(write(tmp_path / "study.toml", text), None)
+    alone = compute_study(spec, tmp_path / "alone" / "store", jobs=1)
+
+    second_started = threading.Event()
+    first_saw_second: list[bool] = []
+    running, most = [0], [0]
+    lock = threading.Lock()
+    correlations = studies._correlations
+
+    pools: list = []
+    forked_before: list[int] = []
+
+    def watched(spec, dataset, *args, **kwargs):  # noqa: ANN001, ANN202
+        forked_before.append(len(pools[0]._processes or {}))  # a fork beside these threads could hang a worker
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            if dataset.name == "second":
+                second_started.set()
+            elif not first_saw_second:
+                first_saw_second.append(second_started.wait(timeout=120))
+            return correlations(spec, dataset, *args, **kwargs)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    reads: list[str] = []
+    read_corpus = api.read_corpus
+    monkeypatch.setattr(studies, "_correlations", watched)
+    monkeypatch.setattr(api, "read_corpus", lambda path, **k: (reads.append(Path(path).name), read_corpus(path, **k))[1])
+    with process_pool(2) as pool:
+        pools.append(pool)
+        both = compute_study(spec, tmp_path / "both" / "store", jobs=2, executor=pool)
+    assert first_saw_second == [True] and most[0] == studies.DATASETS_IN_FLIGHT == 2
+    assert forked_before == [2, 2, 2, 2]  # the workers were forked before the datasets' threads started
+    assert sorted(reads) == ["a", "b", "c"]  # "c again" takes the corpus "c" read
+    assert [d.name for d, _ in both.runs] == [d.name for d, _ in alone.runs] == ["a", "second", "c", "c again"]
+    for (_, one), (_, two) in zip(alone.runs, both.runs):
+        assert one.results.equals(two.results) and one.answer.equals(two.answer)
+
+
+def test_in_order_gives_results_in_order_and_stops_at_the_first_failure():
+    """Tasks run two at a time; the results come in order; a failing task's error is raised when
+    its turn comes, the task in flight beside it finishes, and no later task starts."""
+    import threading
+
+    from metaeval.studies import in_order
+
+    started: list[int] = []
+    release = threading.Event()
+
+    def task(i: int):  # noqa: ANN202
+        def run_it() -> int:
+            started.append(i)
+            if i == 0:
+                assert release.wait(timeout=60)  # task 1 runs while task 0 waits for it
+            if i == 1:
+                release.set()
+            if i == 2:
+                raise ValueError("dataset 2 failed")
+            return i * 10
+
+        return run_it
+
+    assert list(in_order([task(i) for i in (0, 1)], 2)) == [0, 10]
+    started.clear()
+    release.clear()
+    results = in_order([task(i) for i in range(6)], 2)
+    assert [next(results), next(results)] == [0, 10]
+    with pytest.raises(ValueError, match="dataset 2 failed"):
+        next(results)
+    time.sleep(0.2)
+    assert {0, 1, 2} <= set(started) <= {0, 1, 2, 3}  # 3 may have started beside 2; 4 and 5 never
+    assert list(in_order([task(1), task(0)], 1)) == [10, 0]  # one at a time: each in turn, here
+
+
 # --- what a dataset entry selects (in the process) -------------------------------------------
 
 
