@@ -29,7 +29,6 @@ import concurrent.futures as cf
 import contextlib
 import functools
 import io
-import itertools
 import json
 import threading
 from collections import deque
@@ -304,7 +303,9 @@ def compute_study(
     # BLAS's thread limit is the process's: held at one thread for all the threads at once
     # rather than set and reset by each (as a local pool's block already does).
     with one_blas_thread() if at_once > 1 else contextlib.nullcontext():
-        for dataset, (run, equivalence) in zip(spec.datasets, in_order(tasks, at_once)):
+        # Datasets of one corpus folder share its texts: one after the other, the later one finds
+        # their segmentations in the cache rather than segmenting them again beside the first.
+        for dataset, (run, equivalence) in zip(spec.datasets, in_order(tasks, at_once, corpora.keys)):
             if run is not None:
                 result.runs.append((dataset, run))
             result.equivalence += equivalence
@@ -359,23 +360,34 @@ def _named_progress(progress: Callable[[str, int, int], None], name: str) -> Cal
 _T = TypeVar("_T")
 
 
-def in_order(tasks: Sequence[Callable[[], _T]], at_once: int) -> Iterator[_T]:
+def in_order(tasks: Sequence[Callable[[], _T]], at_once: int, keys: Sequence[Any] | None = None) -> Iterator[_T]:
     """The results of ``tasks``, in order, with up to ``at_once`` of them running at a time in
-    threads of this process (one: each runs here, when its result is asked for). A task's error
-    is raised when its result is reached; the tasks not yet started are then not started."""
+    threads of this process (one: each runs here, when its result is asked for); two tasks with
+    the same key (``keys``) never run at once, the later one starting when the earlier has
+    ended. A task's error is raised when its result is reached; the tasks not yet started are
+    then not started."""
     if at_once <= 1 or len(tasks) <= 1:
         for task in tasks:
             yield task()
         return
     threads = cf.ThreadPoolExecutor(max_workers=at_once, thread_name_prefix="metaeval-dataset")
+
+    def start(i: int, running: Sequence[tuple[int, cf.Future]]) -> tuple[int, cf.Future]:
+        earlier = [future for j, future in running if keys is not None and keys[j] == keys[i]]
+        if not earlier:
+            return i, threads.submit(tasks[i])
+        return i, threads.submit(lambda: (cf.wait(earlier), tasks[i]())[1])
+
     try:
-        waiting = iter(tasks)
-        running = deque(threads.submit(task) for task in itertools.islice(waiting, at_once))
+        running: deque[tuple[int, cf.Future]] = deque()
+        for i in range(min(at_once, len(tasks))):
+            running.append(start(i, running))
+        following = len(running)
         while running:
-            found = running.popleft().result()
-            following = next(waiting, None)
-            if following is not None:
-                running.append(threads.submit(following))
+            found = running.popleft()[1].result()
+            if following < len(tasks):
+                running.append(start(following, running))
+                following += 1
             yield found
     finally:
         threads.shutdown(wait=False, cancel_futures=True)

@@ -314,8 +314,9 @@ def test_the_workers_keep_segmentation_models_across_a_studys_datasets(tmp_path,
 def test_with_workers_a_study_computes_two_datasets_at_once_with_the_numbers_of_one_process(tmp_path, data, monkeypatch):
     """With a pool, the second dataset starts while the first is still computed (the first one
     waits here until the second has started: run one after the other, it would wait in vain),
-    datasets that share a folder read it once, and the results are those of ``jobs=1``, in the
-    spec's order; the pool's workers are forked before the threads start."""
+    datasets that share a folder run one after the other and read it once, and the results are
+    those of ``jobs=1``, in the spec's order; the pool's workers are forked before the threads
+    start."""
     import threading
 
     from metaeval import api, studies
@@ -335,12 +336,17 @@ def test_with_workers_a_study_computes_two_datasets_at_once_with_the_numbers_of_
 
     pools: list = []
     forked_before: list[int] = []
+    names: set[str] = set()
+    beside_c: list[bool] = []
 
     def watched(spec, dataset, *args, **kwargs):  # noqa: ANN001, ANN202
         forked_before.append(len(pools[0]._processes or {}))  # a fork beside these threads could hang a worker
         with lock:
             running[0] += 1
             most[0] = max(most[0], running[0])
+            if dataset.name == "c again":
+                beside_c.append("c" in names)
+            names.add(dataset.name)
         try:
             if dataset.name == "second":
                 second_started.set()
@@ -350,6 +356,7 @@ def test_with_workers_a_study_computes_two_datasets_at_once_with_the_numbers_of_
         finally:
             with lock:
                 running[0] -= 1
+                names.discard(dataset.name)
 
     reads: list[str] = []
     read_corpus = api.read_corpus
@@ -360,6 +367,7 @@ def test_with_workers_a_study_computes_two_datasets_at_once_with_the_numbers_of_
         both = compute_study(spec, tmp_path / "both" / "store", jobs=2, executor=pool)
     assert first_saw_second == [True] and most[0] == studies.DATASETS_IN_FLIGHT == 2
     assert forked_before == [2, 2, 2, 2]  # the workers were forked before the datasets' threads started
+    assert beside_c == [False]  # "c again" started after "c" had ended
     assert sorted(reads) == ["a", "b", "c"]  # "c again" takes the corpus "c" read
     assert [d.name for d, _ in both.runs] == [d.name for d, _ in alone.runs] == ["a", "second", "c", "c again"]
     for (_, one), (_, two) in zip(alone.runs, both.runs):
@@ -367,8 +375,8 @@ def test_with_workers_a_study_computes_two_datasets_at_once_with_the_numbers_of_
 
 
 def test_in_order_gives_results_in_order_and_stops_at_the_first_failure():
-    """Tasks run two at a time; the results come in order; a failing task's error is raised when
-    its turn comes, the task in flight beside it finishes, and no later task starts."""
+    """Tasks run two at a time, but never two with the same key; the results come in order; a
+    failing task's error is raised when its turn comes, and no later task starts."""
     import threading
 
     from metaeval.studies import in_order
@@ -399,6 +407,21 @@ def test_in_order_gives_results_in_order_and_stops_at_the_first_failure():
     time.sleep(0.2)
     assert {0, 1, 2} <= set(started) <= {0, 1, 2, 3}  # 3 may have started beside 2; 4 and 5 never
     assert list(in_order([task(1), task(0)], 1)) == [10, 0]  # one at a time: each in turn, here
+
+    events: list[tuple[str, int]] = []
+
+    def recorded(i: int):  # noqa: ANN202
+        def run_it() -> int:
+            events.append(("start", i))
+            time.sleep(0.05)
+            events.append(("end", i))
+            return i
+
+        return run_it
+
+    assert list(in_order([recorded(i) for i in range(3)], 2, keys=["x", "x", "y"])) == [0, 1, 2]
+    assert events.index(("end", 0)) < events.index(("start", 1))  # the same key: one after the other
+    assert events.index(("start", 2)) < events.index(("end", 1))  # another key: beside it
 
 
 # --- what a dataset entry selects (in the process) -------------------------------------------
