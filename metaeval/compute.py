@@ -157,15 +157,6 @@ def process_pool(n: int) -> Iterator[cf.ProcessPoolExecutor]:
         pool.shutdown(wait=True)
 
 
-def start_workers(executor: "cf.Executor | None") -> None:
-    """Fork a local pool's worker processes now (nothing for any other executor). A process
-    about to run threads that submit work must fork before they start: a forked child keeps
-    every lock that another thread held at that moment, held for ever (an import, a kernel's
-    compilation), and would wait on it."""
-    if isinstance(executor, cf.ProcessPoolExecutor):
-        executor.submit(os.getpid).result()
-
-
 def stop_pool(pool: cf.ProcessPoolExecutor) -> None:
     """Cancel what ``pool`` has queued, terminate its worker processes and wait (a few seconds
     at most) for the pool's manager thread to close its pipes.
@@ -216,4 +207,4 @@ def _dask_client(scheduler: str):  # noqa: ANN202
         client.close()
 
 
-__all__ = ["GC_THRESHOLD", "fewer_collections", "local_jobs", "one_blas_thread", "process_pool", "start_workers", "stop_pool", "usable_cpus", "with_one_blas_thread", "workers"]
+__all__ = ["GC_THRESHOLD", "fewer_collections", "local_jobs", "one_blas_thread", "process_pool", "stop_pool", "usable_cpus", "with_one_blas_thread", "workers"]

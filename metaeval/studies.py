@@ -1,7 +1,6 @@
 """Run a declared study (:mod:`metaeval.studyspec`): ``metaeval study SPEC.toml``.
 
-For each ``[[dataset]]`` of the spec, in order (with workers, two datasets at a time, see
-:data:`DATASETS_IN_FLIGHT`):
+For each ``[[dataset]]`` of the spec, in order:
 
 - ``correlations`` (the default analysis): :func:`metaeval.api.run` on the corpus (restricted
   to the dataset's references and systems), with the spec's segmenters, metrics, statistics,
@@ -26,15 +25,11 @@ Outputs, in the output folder (each written atomically, only once everything is 
 from __future__ import annotations
 
 import concurrent.futures as cf
-import contextlib
-import functools
 import io
 import json
-import threading
-from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
 
@@ -240,14 +235,6 @@ def check_subsets(spec: StudySpec) -> None:
             raise UsageError(f"{spec.source}: {where}: {exc}") from None
 
 
-#: Datasets a study computes at once when it has workers (a local pool or a cluster): while one
-#: dataset's own process reads its corpus, assembles its statistics, draws its answer and writes
-#: its store entries, the workers take the next dataset's segmentation and scoring instead of
-#: waiting (docs/performance.md, "Datasets in flight"). Each dataset's numbers depend on that
-#: dataset alone, so they are the same at any number.
-DATASETS_IN_FLIGHT = 2
-
-
 def compute_study(
     spec: StudySpec,
     store: Path,
@@ -257,140 +244,33 @@ def compute_study(
     progress: Callable[[str, int, int], None] | None = None,
     log: Callable[[str], None] | None = None,
 ) -> StudyResult:
-    """Every analysis of every dataset, with computed pieces kept in (and read from) ``store``.
-
-    With workers (``executor``), :data:`DATASETS_IN_FLIGHT` datasets are computed at once, each
-    driven by a thread of this process; the results are taken in the spec's order, and the
-    first dataset (in that order) that fails raises its error."""
-    from metaeval.compute import one_blas_thread, start_workers
-    from metaeval.metrics import DEFAULT_METRICS
-    from metaeval.scoring import MetricChoice
+    """Every analysis of every dataset, with computed pieces kept in (and read from) ``store``."""
+    from metaeval.api import read_corpus
     from metaeval.segmenters.cache import SegmentationCache
 
     result = StudyResult(spec=spec, store=store)
+    corpora: dict[str, Any] = {}
     # One segmentation cache for every dataset (each file is read once, entries held joined);
     # with several datasets, the pool's workers keep the segmentation models they load.
     segmentations = SegmentationCache(store)
-    corpora = _Corpora(spec)
-    many = len(spec.datasets) > 1
-    # Stages are named by dataset when several are under way at once, so that each has its own bar.
-    named = executor is not None and many and progress is not None
-
-    def compute(i: int, dataset: DatasetSpec) -> tuple[Any, list[tuple[DatasetSpec, str, Any]]]:
+    for i, dataset in enumerate(spec.datasets):
         if log:
             log(f"[{i + 1}/{len(spec.datasets)}] {dataset.name}")
-        corpus, found = corpora.take(i, dataset)
-        try:
-            if dataset.references is not None or dataset.systems is not None:
-                corpus = corpus.subset(systems=dataset.systems, references=dataset.references)
-            shown = _named_progress(progress, dataset.name) if named and progress is not None else progress
-            run = None
-            if "correlations" in spec.analyses:
-                run = _correlations(spec, dataset, corpus, found, store, jobs, executor, shown, segmentations)
-            equivalence = _equivalence(spec, dataset, corpus, store) if "equivalence" in spec.analyses else []
-        finally:
-            corpora.done(i)
-        return run, equivalence
-
-    tasks = [functools.partial(compute, i, d) for i, d in enumerate(spec.datasets)]
-    at_once = DATASETS_IN_FLIGHT if executor is not None else 1
-    if at_once > 1 and isinstance(executor, cf.ProcessPoolExecutor):
-        # The workers are forked before the threads start (start_workers), and after the
-        # kernels of every metric of the study are loaded, so that they share them.
-        for name in dict.fromkeys(m for d in spec.datasets for m in spec.choice(d, "metrics") or DEFAULT_METRICS):
-            MetricChoice.of(name).metric.preload()
-        start_workers(executor)
-    # BLAS's thread limit is the process's: held at one thread for all the threads at once
-    # rather than set and reset by each (as a local pool's block already does).
-    with one_blas_thread() if at_once > 1 else contextlib.nullcontext():
-        # Datasets of one corpus folder share its texts: one after the other, the later one finds
-        # their segmentations in the cache rather than segmenting them again beside the first.
-        for dataset, (run, equivalence) in zip(spec.datasets, in_order(tasks, at_once, corpora.keys)):
-            if run is not None:
-                result.runs.append((dataset, run))
-            result.equivalence += equivalence
-    return result
-
-
-class _Corpora:
-    """The corpora of a study's datasets, each folder read once for consecutive datasets that
-    share it and dropped when no dataset about to start uses it (memory holds the corpora of the
-    datasets in flight, not of the whole study). Safe to use from several threads."""
-
-    def __init__(self, spec: StudySpec) -> None:
-        self.spec = spec
-        self.keys = [str(d.folder) for d in spec.datasets]
-        self.held: dict[str, tuple[Any, Any]] = {}
-        self.lock = threading.Lock()
-        self.reading: dict[str, threading.Lock] = {}
-
-    def take(self, i: int, dataset: DatasetSpec) -> tuple[Any, Any]:
-        """``(corpus, judgments found with it)`` of dataset ``i``, read if not held."""
-        from metaeval.api import read_corpus
-
-        key = self.keys[i]
-        with self.lock:
-            reading = self.reading.setdefault(key, threading.Lock())
-        with reading:
-            with self.lock:
-                if key in self.held:
-                    return self.held[key]
+        key = str(dataset.folder)
+        if key not in corpora:
             if not dataset.folder.is_dir():
                 raise DataError(f"{dataset.folder}: corpus folder of dataset {dataset.name!r} not found "
-                                f"({self.spec.source}; set the data folder with --data or METAEVAL_DATA)")
-            found = read_corpus(dataset.folder, missing=self.spec.settings["missing"])
-            with self.lock:
-                self.held[key] = found
-            return found
-
-    def done(self, i: int) -> None:
-        """Dataset ``i`` no longer needs its corpus: drop it unless one of the next datasets does."""
-        key = self.keys[i]
-        with self.lock:
-            if key not in self.keys[i + 1 : i + 1 + DATASETS_IN_FLIGHT]:
-                self.held.pop(key, None)
-
-
-def _named_progress(progress: Callable[[str, int, int], None], name: str) -> Callable[[str, int, int], None]:
-    """``progress`` with the dataset's name after each stage's (the stage's first word, which
-    names its unit, stays first)."""
-    return lambda stage, done, total: progress(f"{stage} [{name}]", done, total)
-
-
-_T = TypeVar("_T")
-
-
-def in_order(tasks: Sequence[Callable[[], _T]], at_once: int, keys: Sequence[Any] | None = None) -> Iterator[_T]:
-    """The results of ``tasks``, in order, with up to ``at_once`` of them running at a time in
-    threads of this process (one: each runs here, when its result is asked for); two tasks with
-    the same key (``keys``) never run at once, the later one starting when the earlier has
-    ended. A task's error is raised when its result is reached; the tasks not yet started are
-    then not started."""
-    if at_once <= 1 or len(tasks) <= 1:
-        for task in tasks:
-            yield task()
-        return
-    threads = cf.ThreadPoolExecutor(max_workers=at_once, thread_name_prefix="metaeval-dataset")
-
-    def start(i: int, running: Sequence[tuple[int, cf.Future]]) -> tuple[int, cf.Future]:
-        earlier = [future for j, future in running if keys is not None and keys[j] == keys[i]]
-        if not earlier:
-            return i, threads.submit(tasks[i])
-        return i, threads.submit(lambda: (cf.wait(earlier), tasks[i]())[1])
-
-    try:
-        running: deque[tuple[int, cf.Future]] = deque()
-        for i in range(min(at_once, len(tasks))):
-            running.append(start(i, running))
-        following = len(running)
-        while running:
-            found = running.popleft()[1].result()
-            if following < len(tasks):
-                running.append(start(following, running))
-                following += 1
-            yield found
-    finally:
-        threads.shutdown(wait=False, cancel_futures=True)
+                                f"({spec.source}; set the data folder with --data or METAEVAL_DATA)")
+            corpora = {key: read_corpus(dataset.folder, missing=spec.settings["missing"])}  # keep one corpus in memory
+        corpus, found = corpora[key]
+        if dataset.references is not None or dataset.systems is not None:
+            corpus = corpus.subset(systems=dataset.systems, references=dataset.references)
+        if "correlations" in spec.analyses:
+            result.runs.append((dataset, _correlations(spec, dataset, corpus, found, store, jobs, executor, progress,
+                                                       segmentations)))
+        if "equivalence" in spec.analyses:
+            result.equivalence += _equivalence(spec, dataset, corpus, store)
+    return result
 
 
 def _correlations(spec, dataset, corpus, found, store, jobs, executor, progress, segmentations=None):  # noqa: ANN001, ANN202

@@ -30,7 +30,6 @@ import json
 import os
 import re
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence, Union
 
@@ -111,9 +110,6 @@ class SegmentationCache:
         self._to_rewrite: set[str] = set()
         #: Number of texts handed to a segmenter (cache misses) since construction.
         self.misses = 0
-        # A study computes datasets in threads that share one cache: one of them at a time
-        # reads, adds to or writes a signature's entries.
-        self._lock = threading.RLock()
 
     def _entries(self, signature: str) -> dict[str, _Entry]:
         entries = self._tokens.setdefault(signature, {})
@@ -291,38 +287,34 @@ class SegmentationCache:
     def lookup(self, segmenter: Any, texts: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """The cached tokens of those of ``texts`` the cache holds under ``segmenter``'s signature."""
         signature = segmenter.signature()
+        entries = self._entries(signature)
         found = {}
-        with self._lock:
-            entries = self._entries(signature)
-            for text in texts:
-                tokens = self._tokens_of(signature, entries, text)
-                if tokens is not None:
-                    found[text] = tokens
+        for text in texts:
+            tokens = self._tokens_of(signature, entries, text)
+            if tokens is not None:
+                found[text] = tokens
         return found
 
     def store(self, segmenter: Any, tokens: dict[str, Sequence[str]]) -> None:
         """Add tokens segmented elsewhere (e.g. in worker processes); written to the directory."""
         signature = segmenter.signature()
-        with self._lock:
-            entries = self._entries(signature)
-            new = {text: tuple(toks) for text, toks in tokens.items() if self._tokens_of(signature, entries, text) is None}
-            if new:
-                self._add(signature, entries, new)
+        entries = self._entries(signature)
+        new = {text: tuple(toks) for text, toks in tokens.items() if self._tokens_of(signature, entries, text) is None}
+        if new:
+            self._add(signature, entries, new)
 
     def segment(self, segmenter: Any, texts: Iterable[str]) -> list[list[str]]:
         """Tokens of each text under ``segmenter``; texts not cached yet are segmented once,
         in one ``segment_many`` call, and written to the directory if there is one."""
         texts = list(texts)
         signature = segmenter.signature()
-        with self._lock:
-            entries = self._entries(signature)
-            found: dict[str, tuple[str, ...] | None] = {text: self._tokens_of(signature, entries, text) for text in dict.fromkeys(texts)}
+        entries = self._entries(signature)
+        found: dict[str, tuple[str, ...] | None] = {text: self._tokens_of(signature, entries, text) for text in dict.fromkeys(texts)}
         todo = [text for text, tokens in found.items() if tokens is None]
         if todo:
             new = {text: tuple(tokens) for text, tokens in zip(todo, segmenter.segment_many(todo))}
             found.update(new)
-            with self._lock:
-                self._add(signature, entries, new)
+            self._add(signature, entries, new)
         return [list(found[text] or ()) for text in texts]
 
     def __len__(self) -> int:
