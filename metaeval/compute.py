@@ -134,6 +134,20 @@ def _worker_init() -> None:
         pass
 
 
+class _FrozenForkPool(cf.ProcessPoolExecutor):
+    """A process pool whose workers are forked with this process's objects out of the cyclic
+    garbage collector's reach (``gc.freeze`` around the fork, undone here after it): a worker's
+    collections then never walk the objects it inherited, and so neither spend time on them nor
+    write to (and copy) the pages it shares with this process."""
+
+    def _launch_processes(self) -> None:
+        gc.freeze()
+        try:
+            super()._launch_processes()  # type: ignore[misc]
+        finally:
+            gc.unfreeze()
+
+
 @contextlib.contextmanager
 def process_pool(n: int) -> Iterator[cf.ProcessPoolExecutor]:
     """A pool of ``n`` forked worker processes that end with the block, BLAS limited to one
@@ -147,8 +161,7 @@ def process_pool(n: int) -> Iterator[cf.ProcessPoolExecutor]:
     import multiprocessing
 
     with one_blas_thread():
-        pool = cf.ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork"),
-                                      initializer=_worker_init)
+        pool = _FrozenForkPool(max_workers=n, mp_context=multiprocessing.get_context("fork"), initializer=_worker_init)
         try:
             yield pool
         except BaseException:

@@ -114,3 +114,22 @@ def test_a_command_collects_garbage_less_often_and_puts_the_thresholds_back(monk
             assert gc.get_threshold()[0] == compute.GC_THRESHOLD
         assert gc.get_threshold()[0] == compute.GC_THRESHOLD
     assert gc.get_threshold() == before
+
+
+def _frozen_in_worker() -> int:
+    import gc
+
+    return gc.get_freeze_count()
+
+
+def test_pool_workers_are_forked_with_this_process_objects_out_of_the_collector():
+    """A worker's garbage collections skip the objects it inherited (they are in the permanent
+    generation at the fork), and this process's own collector sees its objects again after it."""
+    import gc
+
+    held = [[i] for i in range(10_000)]  # container objects this process holds at the fork
+    assert gc.get_freeze_count() == 0
+    with process_pool(2) as pool:
+        frozen = pool.submit(_frozen_in_worker).result()
+        assert gc.get_freeze_count() == 0  # undone here once the workers are forked
+    assert frozen >= len(held)
