@@ -138,9 +138,15 @@ class _FrozenForkPool(cf.ProcessPoolExecutor):
     """A process pool whose workers are forked with this process's objects out of the cyclic
     garbage collector's reach (``gc.freeze`` around the fork, undone here after it): a worker's
     collections then never walk the objects it inherited, and so neither spend time on them nor
-    write to (and copy) the pages it shares with this process."""
+    write to (and copy) the pages it shares with this process. Where objects are frozen
+    already, they stay so, and nothing more is frozen."""
 
     def _launch_processes(self) -> None:
+        if gc.get_freeze_count():
+            # Frozen already (by a caller, or inherited in a worker): unfreezing after the fork
+            # would take the caller's objects back into the collector here.
+            super()._launch_processes()  # type: ignore[misc]
+            return
         gc.freeze()
         try:
             super()._launch_processes()  # type: ignore[misc]
