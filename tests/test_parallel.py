@@ -41,14 +41,16 @@ def test_forked_segmentation_equals_serial(small_corpus, monkeypatch):
 
     monkeypatch.setattr(segmenting, "PROBE_TEXTS", 10)
     monkeypatch.setattr(segmenting, "MIN_PARALLEL_SECONDS", 0.0)
+    from metaeval import compute
+
     forked = []
-    real_pool = cf.ProcessPoolExecutor
 
-    def recording_pool(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        forked.append(kwargs.get("max_workers"))
-        return real_pool(*args, **kwargs)
+    class RecordingPool(compute._FrozenForkPool):
+        def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+            forked.append(kwargs.get("max_workers"))
+            super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(segmenting.cf, "ProcessPoolExecutor", recording_pool)
+    monkeypatch.setattr(compute, "_FrozenForkPool", RecordingPool)
     texts = list(dict.fromkeys(t for h in small_corpus.systems.values() for t in h))
     seg = segmenters.get("jieba")
     serial = [list(t) for t in segmenters.get("jieba").segment_many(texts)]
