@@ -116,13 +116,19 @@ def with_one_blas_thread(function: Callable[..., _T]) -> Callable[..., _T]:
     return limited
 
 
+#: Signals a worker leaves to its parent (SIGINT) or dies of (SIGTERM), blocked while it starts.
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
 def _worker_init() -> None:
     """In each worker: Ctrl-C is the parent's to handle, SIGTERM ends the worker at once, and
     the death of the parent sends SIGTERM (Linux ``PR_SET_PDEATHSIG``). Nothing may come before
     the signal handlers: until they are set, the parent's are in force, and stopping the pool
-    then would print a traceback."""
+    then would print a traceback: the pool forks its workers with both signals blocked
+    (:class:`_FrozenForkPool`), and they are unblocked here once the handlers are set."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
     try:
         import ctypes
 
@@ -142,6 +148,15 @@ class _FrozenForkPool(cf.ProcessPoolExecutor):
     already, they stay so, and nothing more is frozen."""
 
     def _launch_processes(self) -> None:
+        # A worker starts with SIGINT and SIGTERM blocked until _worker_init has set its own
+        # handlers: before that, this process's handlers would run in it (a traceback).
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        try:
+            self._launch_frozen()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+    def _launch_frozen(self) -> None:
         if gc.get_freeze_count():
             # Frozen already (by a caller, or inherited in a worker): unfreezing after the fork
             # would take the caller's objects back into the collector here.

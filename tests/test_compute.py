@@ -142,3 +142,33 @@ def test_pool_workers_are_forked_with_this_process_objects_out_of_the_collector(
             assert gc.get_freeze_count() > 0.9 * kept  # not taken back into the collector here
     finally:
         gc.unfreeze()
+
+
+def _blocked_in_worker() -> set:
+    import signal
+
+    return set(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+
+
+def test_workers_start_with_stop_signals_blocked_and_run_with_them_unblocked():
+    """The pool forks with SIGINT and SIGTERM blocked (so that this process's handlers never run
+    in a starting worker), and a worker's own handlers take them once it has set them."""
+    import signal
+    from unittest import mock
+
+    from metaeval import compute
+
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    seen: list[set] = []
+    launch = compute._FrozenForkPool._launch_frozen
+
+    def recording(self) -> None:  # noqa: ANN001
+        seen.append(set(signal.pthread_sigmask(signal.SIG_BLOCK, [])))
+        launch(self)
+
+    with mock.patch.object(compute._FrozenForkPool, "_launch_frozen", recording):
+        with process_pool(2) as pool:
+            in_worker = pool.submit(_blocked_in_worker).result()
+    assert seen and {signal.SIGINT, signal.SIGTERM} <= seen[0]
+    assert not {signal.SIGINT, signal.SIGTERM} & in_worker
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == before
