@@ -157,16 +157,16 @@ class _FrozenForkPool(cf.ProcessPoolExecutor):
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
     def _launch_frozen(self) -> None:
-        if gc.get_freeze_count():
-            # Frozen already (by a caller, or inherited in a worker): unfreezing after the fork
-            # would take the caller's objects back into the collector here.
-            super()._launch_processes()  # type: ignore[misc]
-            return
-        gc.freeze()
+        # Frozen already (by a caller, or inherited in a worker): left so, since unfreezing after
+        # the fork would take the caller's objects back into the collector here.
+        freezing = not gc.get_freeze_count()
+        if freezing:
+            gc.freeze()
         try:
             super()._launch_processes()  # type: ignore[misc]
         finally:
-            gc.unfreeze()
+            if freezing:
+                gc.unfreeze()
 
 
 @contextlib.contextmanager
