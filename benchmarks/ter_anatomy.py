@@ -171,7 +171,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.passes < 1:
         parser.error("--passes must be at least 1")
-    hyp_flat, hyp_off, ref_flat, ref_off = distinct_pairs(args.segmenter, args.dataset)
+    from metaeval.errors import MetaevalError
+
+    try:
+        hyp_flat, hyp_off, ref_flat, ref_off = distinct_pairs(args.segmenter, args.dataset)
+    except MetaevalError as error:
+        parser.error(str(error))
     stop = np.zeros(1, dtype=np.int64)
     names = ["base", *TWICE, *(f"{phase} (scaffold)" for phase in SCAFFOLD)]
     edits = {"base": [], **TWICE, **{f"{phase} (scaffold)": e for phase, e in SCAFFOLD.items()}}
