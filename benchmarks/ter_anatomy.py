@@ -182,12 +182,14 @@ def main(argv: list[str] | None = None) -> int:
     edits = {"base": [], **TWICE, **{f"{phase} (scaffold)": e for phase, e in SCAFFOLD.items()}}
     kernels = {}
     for number, name in enumerate(names):
+        print(f"ter_anatomy: compiling variant {number + 1} of {len(names) + 1} ({name})", file=sys.stderr, flush=True)
         kernels[name] = variant(f"ter_anatomy_{number}", edits[name])._batch_edits
         kernels[name](hyp_flat, hyp_off[:2], ref_flat, ref_off[:2], stop)  # compile
     load = list(os.getloadavg())
     seconds: dict[str, list[float]] = {name: [] for name in names}
     expected = None
     for p in range(args.passes):
+        print(f"ter_anatomy: pass {p + 1} of {args.passes} over {len(names)} variants", file=sys.stderr, flush=True)
         for name in names if p % 2 == 0 else names[::-1]:
             took, edits_found = cpu(lambda: kernels[name](hyp_flat, hyp_off, ref_flat, ref_off, stop))
             seconds[name].append(took)
@@ -206,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     explained = sum(v["cpu_seconds"] for v in phases.values())
     phases["unexplained"] = {"cpu_seconds": base - explained, "share": (base - explained) / base}
 
+    print(f"ter_anatomy: compiling variant {len(names) + 1} of {len(names) + 1} (counters)", file=sys.stderr, flush=True)
     counting = variant("ter_anatomy_counts", _COUNT_EDITS)._batch_edits
     cnt = np.zeros(7, dtype=np.int64)
     if not np.array_equal(counting(hyp_flat, hyp_off, ref_flat, ref_off, stop, cnt), expected):
