@@ -31,7 +31,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -40,6 +40,23 @@ from benchmarks.store import update_keys
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("METAEVAL_DATA", REPO.parent / "shared" / "data")).resolve()
 DATASETS = ("wmt24-esa/en-zh", "wmt21/en-zh")
+
+
+def check_arguments(parser: argparse.ArgumentParser, datasets: Sequence[str] = (), segmenter_names: Sequence[str] = ()) -> None:
+    """End the command as a usage error (one line, exit 2) before any work if a dataset is not a
+    folder under the shared data folder or a segmenter name is not known."""
+    from metaeval import segmenters
+    from metaeval.errors import MetaevalError
+
+    for name in datasets:
+        if not (DATA / name).is_dir():
+            parser.error(f"--dataset {name}: {DATA / name} is not a folder (the shared data folder is METAEVAL_DATA, "
+                         f"default ../shared/data)")
+    for name in segmenter_names:
+        try:
+            segmenters.get(name)
+        except MetaevalError as error:
+            parser.error(str(error))
 
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:

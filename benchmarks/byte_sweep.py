@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from benchmarks.bench import DATA, REPO
+from benchmarks.bench import DATA, REPO, check_arguments
 from benchmarks.store import store_and_say
 
 KEY = "byte_sweep"
@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results.json")
     parser.add_argument("--no-store", action="store_true", help="print only")
     args = parser.parse_args(argv)
+    check_arguments(parser, [args.dataset])
     from metaeval import corpora
     from metaeval.sweep import DEFAULT_METRICS, NOT_AT_BYTES, default_segmenters, sweep
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.bench import DATA, REPO, best_cpu
+from benchmarks.bench import DATA, REPO, best_cpu, check_arguments
 from benchmarks.store import update_key
 
 KEY = "chrf_stats"
@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results.json")
     args = parser.parse_args(argv)
+    check_arguments(parser, args.dataset or [])
     from sacrebleu.metrics.chrf import CHRF
 
     from metaeval import corpora, segmenters

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from benchmarks.bench import DATA, REPO, best_cpu
+from benchmarks.bench import DATA, REPO, best_cpu, check_arguments
 from benchmarks.store import update_key
 
 KEY = "pkuseg_tagger"
@@ -41,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results.json")
     args = parser.parse_args(argv)
+    check_arguments(parser, args.dataset or [])
     import pkuseg
 
     from metaeval.segmenters import pkuseg_features

@@ -42,7 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.bench import DATA, REPO
+from benchmarks.bench import DATA, REPO, check_arguments
 from benchmarks.store import update_key
 from benchmarks.targets import work_bound
 
@@ -135,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="rounds of (floor, cold, warm, one process), taken in turn")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results.json")
     args = parser.parse_args(argv)
+    check_arguments(parser, [args.dataset])
     from metaeval.api import default_segmenters
 
     corpus = DATA / args.dataset

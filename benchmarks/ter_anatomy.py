@@ -45,7 +45,7 @@ from typing import Callable
 import numpy as np
 
 from benchmarks import workload
-from benchmarks.bench import DATA, REPO
+from benchmarks.bench import DATA, REPO, check_arguments
 from benchmarks.store import store_and_say
 
 KEY = "ter_anatomy"
@@ -171,12 +171,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.passes < 1:
         parser.error("--passes must be at least 1")
+    check_arguments(parser, [args.dataset], [args.segmenter])
     from metaeval.errors import MetaevalError
 
     try:
         hyp_flat, hyp_off, ref_flat, ref_off = distinct_pairs(args.segmenter, args.dataset)
-    except MetaevalError as error:
-        parser.error(str(error))
+    except MetaevalError as error:  # the data itself (its names were checked above)
+        raise SystemExit(f"ter_anatomy: {error}") from None
     stop = np.zeros(1, dtype=np.int64)
     names = ["base", *TWICE, *(f"{phase} (scaffold)" for phase in SCAFFOLD)]
     edits = {"base": [], **TWICE, **{f"{phase} (scaffold)": e for phase, e in SCAFFOLD.items()}}

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.bench import DATA, REPO
+from benchmarks.bench import DATA, REPO, check_arguments
 from benchmarks.store import update_key
 
 KEY = "ter_setup"
@@ -154,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=25)
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results.json")
     args = parser.parse_args(argv)
+    check_arguments(parser, args.dataset or [], args.segmenter or [])
     from metaeval import corpora
     from metaeval.metrics.ter import TER
 

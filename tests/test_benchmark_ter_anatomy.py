@@ -21,15 +21,6 @@ def test_an_edit_whose_text_is_gone_names_the_variant():
         ter_anatomy.variant("gone", [("no such line in the kernels", "")])
 
 
-@pytest.mark.parametrize(("option", "says"), [("--segmenter=nosuch", "unknown segmenter 'nosuch'"),
-                                              ("--dataset=nosuch/x", "not a folder")])
-def test_an_unknown_segmenter_or_dataset_is_one_line_and_a_usage_error(option, says, capsys):
-    with pytest.raises(SystemExit) as stop:
-        ter_anatomy.main([option, "--no-store"])
-    err = capsys.readouterr().err
-    assert stop.value.code == 2 and says in err and "Traceback" not in err
-
-
 def _pairs(seed: int = 7, n: int = 40) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Random pairs over a small vocabulary, with shifted blocks so that the search takes shifts."""
     rng = np.random.default_rng(seed)
