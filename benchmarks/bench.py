@@ -44,7 +44,8 @@ DATASETS = ("wmt24-esa/en-zh", "wmt21/en-zh")
 
 def check_arguments(parser: argparse.ArgumentParser, datasets: Sequence[str] = (), segmenter_names: Sequence[str] = ()) -> None:
     """End the command as a usage error (one line, exit 2) before any work if a dataset is not a
-    folder under the shared data folder or a segmenter name is not known."""
+    folder under the shared data folder or a segmenter spec fails the registry's own check
+    (``segmenters.check``, as the command line's: a segmenter that learns from text is not built)."""
     from metaeval import segmenters
     from metaeval.errors import MetaevalError
 
@@ -54,7 +55,7 @@ def check_arguments(parser: argparse.ArgumentParser, datasets: Sequence[str] = (
                          f"default ../shared/data)")
     for name in segmenter_names:
         try:
-            segmenters.get(name)
+            segmenters.check(name)
         except MetaevalError as error:
             parser.error(str(error))
 

@@ -3,12 +3,13 @@ name with one usage line (exit 2) before any work, never a traceback."""
 
 from __future__ import annotations
 
+import argparse
 import importlib
 
 import pytest
 
 from benchmarks import workload
-from benchmarks.bench import DATA
+from benchmarks.bench import DATA, check_arguments
 
 BENCHMARKS = {
     "byte_sweep": [],
@@ -44,3 +45,9 @@ def test_a_dataset_that_is_not_there(module, capsys):
 def test_an_unknown_segmenter(module, capsys):
     line = _usage_error(module, [*BENCHMARKS[module], "--segmenter", "no-such-segmenter"], capsys)
     assert "unknown segmenter 'no-such-segmenter'" in line
+
+
+def test_a_segmenter_that_learns_from_text_is_checked_not_trained():
+    """``spm`` trains on the corpus the benchmark reads later (``ter_setup``): its options are
+    checked, as on the command line, and it is not built here."""
+    check_arguments(argparse.ArgumentParser(), segmenter_names=["spm:vocab=100"])
