@@ -179,8 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     except MetaevalError as error:  # the data itself (its names were checked above)
         raise SystemExit(f"ter_anatomy: {error}") from None
     stop = np.zeros(1, dtype=np.int64)
-    names = ["base", *TWICE, *(f"{phase} (scaffold)" for phase in SCAFFOLD)]
     edits = {"base": [], **TWICE, **{f"{phase} (scaffold)": e for phase, e in SCAFFOLD.items()}}
+    names = list(edits)
     kernels = {}
     for number, name in enumerate(names):
         print(f"ter_anatomy: compiling variant {number + 1} of {len(names) + 1} ({name})", file=sys.stderr, flush=True)
