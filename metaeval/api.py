@@ -502,9 +502,7 @@ def run(
         ``study.write(folder)`` what ``--out`` writes.
     """
     from metaeval.answer import answer, granularity_free
-    from metaeval.stats.ahead import ItemsAhead
     from metaeval.stats.evaluate import tie_free_references
-    from metaeval.store import as_store
     from metaeval.stats.human import resolve_kinds
     from metaeval.subsets import corpus_subsets, unit_sizes, with_subsets
 
@@ -534,18 +532,15 @@ def run(
     subsets = corpus_subsets(corpus, corpus_obj, by, docs)  # a wrong column fails here, before any segmentation
     segs = list(segmenters) if segmenters else list(default_segmenters(corpus_obj.target_lang))
     mets = list(metrics) if metrics else list(DEFAULT_METRICS)
-    # The statistics of the segmenters scored first start on the workers while the others are
-    # still segmented and scored (:mod:`metaeval.stats.ahead`); the numbers are the same.
-    ahead = ItemsAhead(human, kinds, chosen, as_store(cache_dir), executor)
     scored = score_corpus(corpus_obj, segs, mets, executor=executor, jobs=jobs, progress=progress,
                           cache=segmentation_cache if segmentation_cache is not None else cache_dir, store=cache_dir,
-                          keep_models=keep_models, on_scored=ahead.start if ahead.active else None)
+                          keep_models=keep_models)
     n = chosen.n_bootstrap
     options: dict[str, Any] = dict(clusters=n > 0, dataset=corpus_obj.name, progress=progress, executor=executor, return_samples=True)
     doc_of = dict(zip(corpus_obj.seg_ids, corpus_obj.doc_ids)) if doc_level else None
 
-    def evaluate_one(configs, judged, present, ahead=None):  # noqa: ANN001, ANN202
-        found, found_samples = correlate(configs, judged, present, settings=chosen, store=cache_dir, ahead=ahead, **options)
+    def evaluate_one(configs, judged, present):  # noqa: ANN001, ANN202
+        found, found_samples = correlate(configs, judged, present, settings=chosen, store=cache_dir, **options)
         if doc_of is None:
             return found, found_samples
         from metaeval.doclevel import evaluate_documents  # the document-level rows follow the segment-level ones
@@ -553,7 +548,7 @@ def run(
         docs_found, docs_samples = evaluate_documents(configs, judged, doc_of, present, chosen, **options)
         return pd.concat([found, docs_found], ignore_index=True), np.concatenate([found_samples, docs_samples])
 
-    results, samples = evaluate_one(scored.configs, human, kinds, ahead if ahead.active else None)
+    results, samples = evaluate_one(scored.configs, human, kinds)
     if subsets is not None:
         results, samples = with_subsets(subsets, scored.configs, human, kinds, evaluate_one, results, samples)
     signature = {

@@ -221,7 +221,6 @@ def score_corpus(
     cache=None,  # noqa: ANN001 - a SegmentationCache, or a folder for one
     store=None,  # noqa: ANN001 - a metaeval.store.Store, or a folder for one
     keep_models: bool = False,
-    on_scored: Callable[[list[ConfigScores]], None] | None = None,
 ) -> ScoreResult:
     """Score every system of ``corpus`` with every (segmenter, metric) pair.
 
@@ -240,9 +239,6 @@ def score_corpus(
     hash: a segmenter whose statistics are all stored is not even run. ``keep_models``: the
     workers of a local pool keep the segmentation models they load, for later runs on the same
     pool (a study's datasets); by default they drop them and score with less memory.
-    ``on_scored(configs)`` is called with the configurations of each segmenter whose scores are
-    complete, with those of every segmenter before it, while a later one is still segmented or
-    scored (a run starts their statistics then); the result holds the same objects.
     """
     from metaeval.store import as_store
 
@@ -279,8 +275,6 @@ def score_corpus(
     computed: dict[tuple[int, int, str], np.ndarray] = {}
     pending: dict[cf.Future, tuple[int, list[str], tuple]] = {}
     planned: set[int] = set()
-    chunks_of = [0] * len(segs)  # chunks sent out and not yet collected, per segmenter
-    configs: list[ConfigScores] = []  # those of segmenters 0 .. len(configs) // len(choices) - 1
 
     def collect(k: int, done: dict[tuple[int, str], np.ndarray], pairs: int = 0) -> None:
         """Keep a chunk's statistics; ``pairs`` (metric, system) pairs done out of this process."""
@@ -289,71 +283,7 @@ def score_corpus(
         if pairs:
             report(pairs * n_seg)
 
-    def collect_future(future: cf.Future) -> None:
-        k, _, args = pending.pop(future)
-        chunks_of[k] -= 1
-        collect(k, future.result(), pairs=len(args[3]))
-
-    def complete(k: int) -> bool:
-        """Whether segmenter ``k``'s statistics are all computed (or stored)."""
-        return k not in todo_of or (k in planned and not chunks_of[k])
-
-    def assemble_ready(last: bool = False) -> None:
-        """Assemble and store the statistics of the segmenters complete so far, in order, and
-        build their configurations; ``on_scored`` gets them unless none is left to wait for."""
-        ready = []
-        while len(configs) < len(segs) * len(choices) and complete(k := len(configs) // len(choices)):
-            assemble(k)
-            ready += configurations(k)
-            configs.extend(ready[-len(choices):])
-        if ready and on_scored is not None and not last and len(configs) < len(segs) * len(choices):
-            on_scored(ready)
-
-    def wait_for(work: Pending) -> None:
-        """Wait for a segmentation on workers, collecting the chunks that finish meanwhile and
-        handing on the segmenters they complete (or that this process completed, helping)."""
-        assemble_ready()
-        while on_scored is not None and pending and not work.done():
-            finished, _ = cf.wait(work.futures + list(pending), return_when=cf.FIRST_COMPLETED)
-            for future in finished:
-                if future in pending:
-                    collect_future(future)
-            assemble_ready()
-
     helps = _helps(executor)
-
-    def assemble(k: int) -> None:
-        """The full statistics of segmenter ``k`` (rows shared with earlier segmenters filled in),
-        each stored."""
-        for m in range(len(choices)):
-            for system in systems:
-                if (k, m, system) in results:
-                    continue
-                reuse_kind = kinds[m] if k in planned else None
-                stats = reuse.assemble(k, m, reuse_kind, system, computed.pop((k, m, system), None), results)
-                results[(k, m, system)] = stats
-                stored.put(seg_sigs[k], metric_sigs[m], system, stats)
-
-    def configurations(k: int) -> list[ConfigScores]:
-        out = []
-        for m, choice in enumerate(choices):
-            stats = np.stack([results[(k, m, system)] for system in systems])
-            metric = choice.metric
-            out.append(
-                ConfigScores(
-                    metric=choice.spec,
-                    segmenter=segmenter_label(segs[k]),
-                    config=f"{metric_sigs[m]}+{seg_sigs[k]}",
-                    systems=list(systems),
-                    seg_ids=list(corpus.seg_ids),
-                    seg_scores=np.asarray(metric.score(stats), dtype=float),
-                    sys_scores=np.asarray(metric.score(stats.sum(axis=1)), dtype=float),
-                    higher_is_better=bool(metric.higher_is_better),
-                    stats=stats,
-                    score_fn=metric.score,
-                )
-            )
-        return out
 
     def help_until(ready: Callable[[], bool]) -> None:
         """While ``ready()`` is false, score here the chunks no worker has started yet
@@ -366,7 +296,6 @@ def score_corpus(
                 return
             if future.cancel():
                 k, _, (chosen, refs, chunk, rows) = pending.pop(future)
-                chunks_of[k] -= 1
                 collect(k, _score_chunk(chosen, refs, chunk, rows, report))
 
     if progress:
@@ -421,7 +350,6 @@ def score_corpus(
         work, todo, known = started.pop(k)
         in_workers = bool(work.futures)
         help_until(work.done)
-        wait_for(work)
         tokens = work.result()
         if progress and in_workers:
             progress(f"segmenting {getattr(seg, 'name', 'texts')}", len(todo), len(todo))
@@ -456,15 +384,42 @@ def score_corpus(
             else:
                 args = (choices, ref_tokens, chunk, rows)
                 pending[executor.submit(_score_chunk, *args)] = (k, group, args)
-                chunks_of[k] += 1
-        assemble_ready()
     # Segmentation is over: this process takes back the chunks no worker has started yet
     # and scores them itself, while the workers finish theirs (where it helps at all).
     help_until(lambda: False)
     for future in cf.as_completed(list(pending)):
-        collect_future(future)
-        assemble_ready(last=not pending)
-    assemble_ready(last=True)
+        k, group, args = pending[future]
+        collect(k, future.result(), pairs=len(args[3]))
+
+    for k in range(len(segs)):
+        for m in range(len(choices)):
+            for system in systems:
+                if (k, m, system) in results:
+                    continue
+                reuse_kind = kinds[m] if k in planned else None
+                stats = reuse.assemble(k, m, reuse_kind, system, computed.get((k, m, system)), results)
+                results[(k, m, system)] = stats
+                stored.put(seg_sigs[k], metric_sigs[m], system, stats)
+
+    configs: list[ConfigScores] = []
+    for k, seg in enumerate(segs):
+        for m, choice in enumerate(choices):
+            stats = np.stack([results[(k, m, system)] for system in systems])
+            metric = choice.metric
+            configs.append(
+                ConfigScores(
+                    metric=choice.spec,
+                    segmenter=segmenter_label(seg),
+                    config=f"{metric_sigs[m]}+{seg_sigs[k]}",
+                    systems=list(systems),
+                    seg_ids=list(corpus.seg_ids),
+                    seg_scores=np.asarray(metric.score(stats), dtype=float),
+                    sys_scores=np.asarray(metric.score(stats.sum(axis=1)), dtype=float),
+                    higher_is_better=bool(metric.higher_is_better),
+                    stats=stats,
+                    score_fn=metric.score,
+                )
+            )
     return ScoreResult(
         corpus=corpus,
         configs=configs,

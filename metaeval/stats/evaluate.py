@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import dataclasses
-import hashlib
 import math
-import threading
-from collections import OrderedDict, deque
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence, cast
+from collections import deque
+from typing import Callable, Iterable, Iterator, Sequence, cast
 
 import numpy as np
 import pandas as pd
@@ -38,9 +36,6 @@ from metaeval.stats.registry import LEVELS, REGISTRY, StatisticSpec
 from metaeval.stats.resampling import bootstrap_indices, percentile_ci, resample_weights, system_draws
 from metaeval.stats.result import ChanceBand
 from metaeval.stats.settings import Settings
-
-if TYPE_CHECKING:
-    from metaeval.stats.ahead import ItemsAhead
 
 RESULT_COLUMNS = (
     "dataset", "metric", "segmenter", "config", "judgment_kind", "level", "statistic", "grouping",
@@ -218,9 +213,8 @@ def _items(
     progress: Progress | None = None,
     store=None,  # noqa: ANN001 - a metaeval.store.Store
     executor: cf.Executor | None = None,
-    ahead: ItemsAhead | None = None,
 ) -> list[tuple[Item, list[str]]]:
-    """Every item of every configuration, those started ``ahead`` taken from there. The bootstrap resamples are drawn in blocks of at most
+    """Every item of every configuration. The bootstrap resamples are drawn in blocks of at most
     :data:`BOOTSTRAP_BLOCK_ELEMENTS` (samples x segments) from one seeded stream: each block is
     evaluated on its own and the blocks' samples are joined, so memory grows with the data and
     one block, not with the number of samples (the draws are those of a single draw).
@@ -231,8 +225,6 @@ def _items(
     process alone."""
     seg_ids = shared_segments(configs)
     kind_list = resolve_kinds(judgments, kinds)
-    if ahead is not None:
-        return _items_with_ahead(configs, judgments, kind_list, settings, progress, store, executor, ahead)
     if store is not None:
         return _items_stored(configs, judgments, kind_list, settings, store, progress, executor)
     first = _first_with_same_scores(configs)
@@ -271,30 +263,6 @@ def _items(
             low, high = percentile_ci(joined, settings.ci) if item.result.defined else (math.nan, math.nan)
             item.result = dataclasses.replace(item.result, samples=joined, ci_low=low, ci_high=high)
     return merged
-
-
-def _items_with_ahead(configs, judgments, kind_list, settings, progress, store, executor, ahead):  # noqa: ANN001, ANN202
-    """:func:`_items` of ``configs``: the items started ahead (:mod:`metaeval.stats.ahead`) and
-    those of the rest, computed now, in the order of ``configs``. With a ``store``, a twin
-    whose items were copied is stored under its own key, as :func:`_items_stored` stores it."""
-    found, rest = ahead.take(configs)
-    if store is not None:
-        judged = itemstore.judgments_digest(judgments)
-        for config in configs:
-            if id(config) in found and ahead.sources.get(itemstore.config_digest(config, named=False)) is not config:
-                key = itemstore.config_key(itemstore.config_digest(config), judged, kind_list, settings)
-                if not store.path("items", key).exists():
-                    itemstore.save_items(store, key, found[id(config)])
-                    index = itemstore.index_key(itemstore.config_digest(config), judged, settings)
-                    itemstore.index_items(store, index, key, kind_list, settings)
-    if rest:
-        shown = len(configs) - len(rest)
-        counted = None if progress is None else (lambda stage, done, total: progress(stage, shown + done, shown + total))
-        for item, dropped in _items(rest, judgments, kind_list, settings, counted, store, executor):
-            found.setdefault(id(item.config), []).append((item, dropped))
-    elif progress:
-        progress("correlating", len(configs), len(configs))
-    return [pair for config in configs for pair in found.get(id(config), [])]
 
 
 def _first_with_same_scores(configs: Sequence[ConfigScores]) -> list[int]:
@@ -345,7 +313,6 @@ def _items_distributed(
     from metaeval.segmenting import split
 
     groups = [g for g in split(list(range(len(configs))), min(len(configs), _default_chunks(executor))) if g]
-    judged = itemstore.judgments_digest(judgments)
     pending: deque[list[cf.Future]] = deque()
     first = True
 
@@ -366,42 +333,14 @@ def _items_distributed(
     for b, (start, indices) in enumerate(blocks):
         # segment indices travel as int32 when they fit (half the bytes); the task restores int64
         small = indices.astype(np.int32) if len(seg_ids) < 2**31 else indices
-        key = _block_key(judged, seg_ids, settings, start, small)
         pending.append([
-            executor.submit(_items_task, [configs[i] for i in group], judgments, kind_list, settings, seg_ids, small, start,
-                            b == 0, key)
+            executor.submit(_items_task, [configs[i] for i in group], judgments, kind_list, settings, seg_ids, small, start, b == 0)
             for group in groups
         ])  # fmt: skip
         if len(pending) >= BLOCKS_IN_FLIGHT:
             yield collect(pending.popleft())
     while pending:
         yield collect(pending.popleft())
-
-
-def _block_key(judged: str, seg_ids: list[str], settings: Settings, first: int, indices: np.ndarray) -> str:
-    """What the human sides and resample weights of one block depend on: the judgments (their
-    digest), the segments, the settings, the block's first resample and its draws."""
-    h = hashlib.sha256("\x1f".join([judged, *seg_ids, repr(settings), str(first)]).encode("utf-8", "surrogatepass"))
-    h.update(np.ascontiguousarray(indices, dtype=np.int64).tobytes())
-    return h.hexdigest()
-
-
-#: In each worker process, the work that every configuration of a block shares (resample
-#: weights, human sides with the work cached on them), for the latest blocks, by
-#: :func:`_block_key`: the tasks of one block that a worker takes compute it once, not once each.
-_BLOCKS: OrderedDict[str, dict] = OrderedDict()
-_BLOCKS_KEPT = 2
-_BLOCKS_LOCK = threading.Lock()
-
-
-def _shared_of_block(key: str) -> dict:
-    """The shared work of block ``key`` in this process (empty the first time); older blocks are dropped."""
-    with _BLOCKS_LOCK:
-        shared = _BLOCKS.pop(key, None)
-        _BLOCKS[key] = shared = {} if shared is None else shared
-        while len(_BLOCKS) > _BLOCKS_KEPT:
-            _BLOCKS.popitem(last=False)
-    return shared
 
 
 def _items_task(
@@ -413,14 +352,11 @@ def _items_task(
     indices: np.ndarray,
     first: int = 0,
     chance: bool = False,
-    block_key: str | None = None,
 ) -> list[tuple[int, Item, list[str]]]:
     """A worker's part of :func:`_items_distributed`: ``(position of the configuration in
     configs, item without its configuration, dropped systems)`` for one block, whose first
-    resample is resample ``first`` of the run (with the chance levels when ``chance``); the
-    block's shared work is kept in this process under ``block_key`` for its other tasks."""
-    shared = _shared_of_block(block_key) if block_key is not None else None
-    found = _items_on(configs, judgments, kind_list, settings, seg_ids, indices.astype(np.int64), None, first, chance, shared)
+    resample is resample ``first`` of the run (with the chance levels when ``chance``)."""
+    found = _items_on(configs, judgments, kind_list, settings, seg_ids, indices.astype(np.int64), None, first, chance)
     position = {id(c): k for k, c in enumerate(configs)}
     out = []
     for item, dropped in found:
@@ -463,20 +399,14 @@ def _items_on(
     progress: Progress | None,
     first: int = 0,
     chance: bool = False,
-    shared: dict | None = None,
 ) -> list[tuple[Item, list[str]]]:
     """The items of every configuration on one block of bootstrap resamples (None: none), the
     block's first resample being resample ``first`` of the run (it fixes the system draws, when
     systems are resampled), with their chance levels when ``chance``, computed with one BLAS
     thread wherever this runs: more threads split the weighted sums of the resamples
-    differently, which would move the last digits with the machine's cores. ``shared`` holds
-    the block's resample weights and human sides, which every configuration uses alike, when
-    another call on the same block has made them (:func:`_items_task`)."""
-    shared = {} if shared is None else shared
-    if "weights" not in shared:
-        shared["weights"] = None if indices is None else resample_weights(indices, len(seg_ids))
-    weights = shared["weights"]
-    humans: dict[tuple[str, tuple[str, ...]], HumanSide] = shared.setdefault("humans", {})
+    differently, which would move the last digits with the machine's cores."""
+    weights = None if indices is None else resample_weights(indices, len(seg_ids))
+    humans: dict[tuple[str, tuple[str, ...]], HumanSide] = {}
     out: list[tuple[Item, list[str]]] = []
     if progress:
         progress("correlating", 0, len(configs))
@@ -519,7 +449,6 @@ def evaluate(
     store=None,  # noqa: ANN001 - a metaeval.store.Store or a folder
     return_samples: bool = False,
     executor: cf.Executor | None = None,
-    ahead: ItemsAhead | None = None,
     **options: object,
 ) -> "pd.DataFrame | tuple[pd.DataFrame, np.ndarray]":
     """The ResultTable of ``configs`` against ``judgments``.
@@ -546,15 +475,13 @@ def evaluate(
     ``i``, on resamples shared by every row, so any two rows can be compared pairwise. With an
     ``executor`` (a process pool or Dask's ``Client.get_executor()``) the bootstrap blocks are
     evaluated by its workers, with bit for bit the same result. ``store`` keeps each
-    configuration's items by content hash (:mod:`metaeval.stats.itemstore`). ``ahead``
-    (:class:`~metaeval.stats.ahead.ItemsAhead`, made with the same judgments, kinds, settings
-    and store) holds the items of configurations started while others were still scored.
+    configuration's items by content hash (:mod:`metaeval.stats.itemstore`).
     """
     settings = Settings.build(settings, **options)
     from metaeval.stats.clusters import add_clusters
     from metaeval.store import as_store
 
-    found = _items(configs, judgments, kinds, settings, progress, as_store(store), executor, ahead)
+    found = _items(configs, judgments, kinds, settings, progress, as_store(store), executor)
     table = pd.DataFrame([_row(item, settings, dataset, dropped) for item, dropped in found], columns=list(RESULT_COLUMNS))
     if clusters:
         add_clusters(table, [item.result for item, _ in found], alpha, settings.adjust)
