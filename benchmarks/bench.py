@@ -23,6 +23,7 @@ kept), with the load average of the machine at the start and the end.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -31,7 +32,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -58,6 +59,19 @@ def check_arguments(parser: argparse.ArgumentParser, datasets: Sequence[str] = (
             segmenters.check(name)
         except MetaevalError as error:
             parser.error(str(error))
+
+
+@contextlib.contextmanager
+def data_errors(tool: str) -> Iterator[None]:
+    """Inside the block, an error in the data itself (a :class:`~metaeval.errors.MetaevalError`
+    once its names were checked by :func:`check_arguments`) ends the command with one line
+    naming ``tool``, exit 1, not a traceback."""
+    from metaeval.errors import MetaevalError
+
+    try:
+        yield
+    except MetaevalError as error:
+        raise SystemExit(f"{tool}: {error}") from None
 
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from benchmarks.bench import DATA, REPO, check_arguments
+from benchmarks.bench import DATA, REPO, check_arguments, data_errors
 from benchmarks.store import store_and_say
 
 KEY = "byte_sweep"
@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     from metaeval.sweep import DEFAULT_METRICS, NOT_AT_BYTES, default_segmenters, sweep
 
     load = list(os.getloadavg())
-    full, found = corpora.read(DATA / args.dataset)
+    with data_errors("byte_sweep"):
+        full, found = corpora.read(DATA / args.dataset)
     assert found is not None, f"{args.dataset}: no judgments"
     keep = list(full.seg_ids[: args.segments])
     corpus = full.subset(seg_ids=keep)

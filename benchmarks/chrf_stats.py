@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.bench import DATA, REPO, best_cpu, check_arguments
+from benchmarks.bench import DATA, REPO, best_cpu, check_arguments, data_errors
 from benchmarks.store import update_key
 
 KEY = "chrf_stats"
@@ -41,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     entry: dict = {"datasets": {}, "repeat": args.repeat, "load_average_1_5_15_at_start": load}
     char = segmenters.get("char")
     for name in args.dataset or ["wmt21/en-zh", "wmt24-esa/en-zh"]:
-        corpus, _ = corpora.read(DATA / name)
+        with data_errors("chrf_stats"):
+            corpus, _ = corpora.read(DATA / name)
         refs = [char.segment_many(ref) for ref in corpus.refs_list()]
         systems = {system: char.segment_many(hyps) for system, hyps in corpus.systems.items()}
         joined_refs = [[" ".join(t) for t in ref] for ref in refs]

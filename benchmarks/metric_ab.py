@@ -32,7 +32,7 @@ import numpy as np
 
 from benchmarks import workload
 from benchmarks.ab import interval_text, paired_ratios
-from benchmarks.bench import DATA, REPO, check_arguments
+from benchmarks.bench import DATA, REPO, check_arguments, data_errors
 from benchmarks.store import store_and_say
 
 #: Modules of each metric that hold its kernels, loaded from the base commit in dependency order.
@@ -107,15 +107,12 @@ def main(argv: list[str] | None = None) -> int:
     if commit.returncode != 0:
         parser.error(f"--base {args.base!r} is not a commit of {REPO}")
     from metaeval import corpora, segmenters
-    from metaeval.errors import MetaevalError
 
     segmenter_names = args.segmenter or list(workload.SEGMENTERS)
     check_arguments(parser, [args.dataset], segmenter_names)
-    try:
+    with data_errors("metric_ab"):
         corpus, _ = corpora.read(DATA / args.dataset)
         segmenter_of = {name: segmenters.get(name) for name in segmenter_names}
-    except MetaevalError as error:  # the data itself (its names were checked above)
-        raise SystemExit(f"metric_ab: {error}") from None
     names = MODULES[args.metric]
     base = base_modules(commit.stdout.strip(), names)
     this = {name: importlib.import_module(f"metaeval.metrics.{name}") for name in names}

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from benchmarks.bench import DATA, REPO, best_cpu, check_arguments
+from benchmarks.bench import DATA, REPO, best_cpu, check_arguments, data_errors
 from benchmarks.store import update_key
 
 KEY = "pkuseg_tagger"
@@ -29,7 +29,8 @@ def texts_of(datasets: list[str]) -> list[str]:
 
     texts: list[str] = []
     for name in datasets:
-        corpus, _ = corpora.read(DATA / name)
+        with data_errors("pkuseg_tagger"):
+            corpus, _ = corpora.read(DATA / name)
         texts += [t for ref in corpus.refs_list() for t in ref]
         texts += [t for hyps in corpus.systems.values() for t in hyps]
     return list(dict.fromkeys(texts))

@@ -45,7 +45,7 @@ from typing import Callable
 import numpy as np
 
 from benchmarks import workload
-from benchmarks.bench import DATA, REPO, check_arguments
+from benchmarks.bench import DATA, REPO, check_arguments, data_errors
 from benchmarks.store import store_and_say
 
 KEY = "ter_anatomy"
@@ -172,12 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.passes < 1:
         parser.error("--passes must be at least 1")
     check_arguments(parser, [args.dataset], [args.segmenter])
-    from metaeval.errors import MetaevalError
-
-    try:
+    with data_errors("ter_anatomy"):
         hyp_flat, hyp_off, ref_flat, ref_off = distinct_pairs(args.segmenter, args.dataset)
-    except MetaevalError as error:  # the data itself (its names were checked above)
-        raise SystemExit(f"ter_anatomy: {error}") from None
     stop = np.zeros(1, dtype=np.int64)
     edits = {"base": [], **TWICE, **{f"{phase} (scaffold)": e for phase, e in SCAFFOLD.items()}}
     names = list(edits)

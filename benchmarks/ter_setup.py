@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.bench import DATA, REPO, check_arguments
+from benchmarks.bench import DATA, REPO, check_arguments, data_errors
 from benchmarks.store import update_key
 
 KEY = "ter_setup"
@@ -163,7 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     print("| dataset | segmenter | case | pairs | old setup s | new setup s | speedup | kernel s | max abs diff |")
     print("|---|---|---|---|---|---|---|---|---|")
     for dataset in args.dataset or ["wmt24-esa/en-zh", "wmt21/en-zh"]:
-        corpus, _ = corpora.read(DATA / dataset)
+        with data_errors("ter_setup"):
+            corpus, _ = corpora.read(DATA / dataset)
         for name in args.segmenter or SEGMENTERS:
             refs, systems = tokens_of(corpus, name)
             for case_sensitive in (True, False):

@@ -51,3 +51,19 @@ def test_a_segmenter_that_learns_from_text_is_checked_not_trained():
     """``spm`` trains on the corpus the benchmark reads later (``ter_setup``): its options are
     checked, as on the command line, and it is not built here."""
     check_arguments(argparse.ArgumentParser(), segmenter_names=["spm:vocab=100"])
+
+
+@pytest.mark.parametrize("module", sorted(set(BENCHMARKS) - {"scale"}))  # scale reads the data in a child process
+def test_a_dataset_folder_that_is_not_a_corpus(module, tmp_path, monkeypatch):
+    """The name is there but the data is not readable: one line naming the benchmark, exit 1."""
+    import benchmarks.bench
+
+    (tmp_path / "broken" / "pair").mkdir(parents=True)
+    benchmark = importlib.import_module(f"benchmarks.{module}")
+    monkeypatch.setattr(benchmarks.bench, "DATA", tmp_path)
+    monkeypatch.setattr(benchmark, "DATA", tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        benchmark.main([*BENCHMARKS[module], "--dataset", "broken/pair"])
+    message = stop.value.code
+    assert isinstance(message, str) and message.startswith(f"{module}: ") and "broken" in message
+    assert "\n" not in message
