@@ -7,14 +7,16 @@ twice adds. The kernels' source is read from this tree and compiled as variants,
 phase done twice where doing it twice changes nothing (the second call sees the same inputs and
 gives the same results):
 
-- ``beam evaluation``: :func:`~metaeval.metrics.tercom._eval_columns` of a candidate shift;
-- ``plain-distance bound``: :func:`~metaeval.metrics.tercom._unbeamed_exceeds`;
+- ``candidate search``: :func:`~metaeval.metrics.tercom._search` of a candidate shift (its beam
+  search from the first changed column, writing the columns it searches);
+- ``plain-distance bound``: the bit-parallel bound written into the candidate loop of
+  :func:`~metaeval.metrics.tercom._pair_edits` (from ``# (a)`` to ``# end of (a)``);
 - ``gathering candidates``: :func:`~metaeval.metrics.tercom._gather_shifts`;
 - ``bit-parallel passes``: the forward and reversed :func:`~metaeval.metrics.tercom._bp_columns`;
-- ``alignment errors``: :func:`~metaeval.metrics.tercom._align_errors`;
+- ``alignment errors``: :func:`~metaeval.metrics.tercom._align_errors` (the backtrace, read from
+  the recorded values);
 - ``applying candidate shifts``: :func:`~metaeval.metrics.tercom._shift_into` and undoing it;
-- ``recording the alignment``: :func:`~metaeval.metrics.tercom._record_columns` run a second time
-  on copies of its records, less a variant that only makes the copies.
+- ``first alignment``: the search of each pair's hypothesis as given, from its first column.
 
 A second call finds its data in the processor's caches, so each figure is a lower bound of the
 phase's own cost; ``unexplained`` is what the listed phases leave of the base run. Every variant's
@@ -22,11 +24,11 @@ edits must equal the base's, pair for pair (the command stops otherwise). The pa
 distinct (hypothesis, reference) pairs of the workload's dataset under one segmenter, as the TER
 metric passes them to the kernels.
 
-A variant with counters then gives the shape of the search: rounds, evaluations, and how far each
-evaluation runs: over the columns the shift changed, then on through the unchanged rest of the
-hypothesis until its columns rejoin the recorded alignment (equal up to a constant, in the same
-rows) or the hypothesis ends. For the unchanged columns it counts those whose beam rows differ from
-the recorded ones (then no rejoin is possible there).
+A variant with counters then gives the shape of the search: rounds, candidate searches, and how
+far each search runs: over the columns the shift changed, then on through the unchanged rest of
+the hypothesis until a column ends as the recorded one plus a constant, in the same rows (it
+rejoins the recorded alignment) or the hypothesis ends. For the unchanged columns it counts those
+whose beam rows differ from the recorded ones (then no rejoin is possible there).
 
 Results go under the key ``ter_anatomy`` of ``benchmarks/results.json`` (``--no-store``: print only).
 """
@@ -51,62 +53,60 @@ from benchmarks.store import store_and_say
 KEY = "ter_anatomy"
 SOURCE = REPO / "metaeval" / "metrics" / "tercom.py"
 
-_CALL_EVAL = "edits = _eval_columns(arr, rloc, first, col, nxt, last + 1, col_in, in_lo, in_hi, state, med)"
-_CALL_BOUND = "if not _unbeamed_exceeds(arr, peq, fpv, fmv, first, last, tpv, tmv, words, rl, sfx, smin, sfx_ok,"
-_CALL_GATHER = "        cand_buf, n, stamp = _gather_shifts(cur, rloc, u, occ_start, occ_pos, herr, rerr_cum, ralign, occ, seen,"
+_CALL_SEARCH = ("edits = _search(arr, rloc, first, col, nxt, last + 1, rec, rlo, rhi, state, med, outs[cb],\n"
+                "                                        olos[cb], ohis[cb], ostates[cb], res)")
+_BOUND_START = "                    # (a) the beam only raises costs"
+_CALL_GATHER = ("\n        n, stamp = _gather_shifts(cur, rloc, u, occ_start, occ_pos, herr, rerr_cum, ralign, occ, seen, "
+                "stamp, cands)\n")
 _CALL_BP = "        _bp_columns(cur, peq, redo, fpv, fmv, words, False)\n        _bp_columns(cur, peq_rev, redo_rev, rpv, rmv, words, True)\n"
-_CALL_ALIGN = "        _align_errors(path, hl, rl, herr, rerr, ralign)\n"
+_CALL_ALIGN = "        _align_errors(cur, rloc, rec, rlo, rhi, state, herr, rerr, ralign)\n"
 _CALL_SHIFT = "                _shift_into(cur, s0, s1, s2, arr)\n"
-_RECORD_START = "        if redo == 0:\n            col[0] = 0\n"
-_COPIES = ("        s_col_in = col_in.copy(); s_in_lo = in_lo.copy(); s_in_hi = in_hi.copy(); s_state = state.copy(); "
-           "s_path = path.copy()\n")  # fmt: skip
-_RECORD_AGAIN = """        if redo == 0:
-            col[0] = 0
-            _record_columns(cur, rloc, 0, col, nxt, 0, 0, _INF, 0, 0, s_col_in, s_in_lo, s_in_hi, s_state, s_path,
-                            hl + 1, med)
-        else:
-            for r in range(s_in_lo[redo], s_in_hi[redo] + 1):
-                col[r] = s_col_in[redo, r]
-            _record_columns(cur, rloc, redo, col, nxt, s_in_lo[redo], s_in_hi[redo], s_state[redo, 0], s_state[redo, 1],
-                            s_state[redo, 2], s_col_in, s_in_lo, s_in_hi, s_state, s_path, rejoin_from, med)
-"""
+_CALL_FIRST = "    med = _search(cur, rloc, 0, col, nxt, hl + 1, rec, rlo, rhi, state, 0, rec, rlo, rhi, state, res)\n"
+
+
+def _bound_block() -> str:
+    """The bound's text in the kernels' source, from ``# (a)`` to ``# end of (a)``."""
+    text = SOURCE.read_text(encoding="utf-8")
+    start = text.find(_BOUND_START)
+    end = text.find("# end of (a)\n", start)
+    return text[start:end + len("# end of (a)\n")] if start >= 0 and end >= 0 else _BOUND_START
+
 
 #: Phase -> edits of the kernels' source that run it twice.
 TWICE: dict[str, list[tuple[str, str]]] = {
-    "beam evaluation": [(_CALL_EVAL, f"{_CALL_EVAL}\n                        {_CALL_EVAL}")],
-    "plain-distance bound": [(_CALL_BOUND, "_unbeamed_exceeds(arr, peq, fpv, fmv, first, last, tpv, tmv, words, rl, sfx, smin, "
-                                           "sfx_ok, rpv, rmv, limit)\n                    " + _CALL_BOUND)],
-    "gathering candidates": [(_CALL_GATHER, _CALL_GATHER + " stamp, cand_buf)\n" + _CALL_GATHER)],
+    "candidate search": [(_CALL_SEARCH, f"{_CALL_SEARCH}\n                        {_CALL_SEARCH}")],
+    "plain-distance bound": [(_bound_block(), _bound_block() * 2)],
+    "gathering candidates": [(_CALL_GATHER, _CALL_GATHER + _CALL_GATHER[1:])],
     "bit-parallel passes": [(_CALL_BP, _CALL_BP + _CALL_BP)],
     "alignment errors": [(_CALL_ALIGN, _CALL_ALIGN + _CALL_ALIGN)],
     "applying candidate shifts": [(_CALL_SHIFT, _CALL_SHIFT + "                for i in range(a, z + 1):\n"
                                    "                    arr[i] = cur[i]\n" + _CALL_SHIFT)],
-    "recording the alignment": [(_RECORD_START, _COPIES + _RECORD_AGAIN + _RECORD_START)],
+    "first alignment": [(_CALL_FIRST, _CALL_FIRST + _CALL_FIRST)],
 }
 #: Subtracted from a phase's extra time: the variant that only adds the scaffolding.
-SCAFFOLD = {"recording the alignment": [(_RECORD_START, _COPIES + _RECORD_START)]}
+SCAFFOLD: dict[str, list[tuple[str, str]]] = {}
 
-#: Counters: [rounds, evaluations, evaluated columns, changed columns, unchanged columns, evaluations to the end,
+_REJOIN_CHECK = ("        rejoined = j >= check_from and lo == rlo[j] and chi == rhi[j] and fg == state[j, 1] and "
+                 "lg0 == state[j, 2]\n")
+#: Counters: [rounds, candidate searches, searched columns, changed columns, unchanged columns, searches to the end,
 #: unchanged columns checked with rows other than the recorded ones].
 _COUNT_EDITS: list[tuple[str, str]] = [
-    ("def _eval_columns(seq, ref, k, col, nxt, check_from, col_in, in_lo, in_hi, state, med):",
-     "def _eval_columns(seq, ref, k, col, nxt, check_from, col_in, in_lo, in_hi, state, med, cnt):"),
-    ("        if j >= check_from and lo == in_lo[j] and hi == in_hi[j] and cur_fg == state[j, 1] and cur_lg == state[j, 2]:",
-     "        if j >= check_from and not (lo == in_lo[j] and hi == in_hi[j] and cur_fg == state[j, 1] and cur_lg == state[j, 2]):\n"
-     "            cnt[6] += 1\n"
-     "        if j >= check_from and lo == in_lo[j] and hi == in_hi[j] and cur_fg == state[j, 1] and cur_lg == state[j, 2]:"),
-    ("                return med + delta\n", "                cnt[2] += j - k\n                cnt[4] += j - check_from\n"
-                                           "                return med + delta\n"),
-    ("    result = col[rl]\n    for r in range(lo, chi + 1):\n        col[r] = _UNSET\n    return result",
-     "    result = col[rl]\n    for r in range(lo, chi + 1):\n        col[r] = _UNSET\n    cnt[2] += hl - k\n"
-     "    cnt[4] += hl - check_from\n    cnt[5] += 1\n    return result"),
-    (_CALL_EVAL, _CALL_EVAL[:-1] + ", cnt)\n                        cnt[1] += 1\n                        cnt[3] += last + 1 - first"),
-    ("def _pair_edits(hyp, ref, col_buf, path_buf, sfx_buf, cand_buf, stop):",
-     "def _pair_edits(hyp, ref, col_buf, path_buf, sfx_buf, cand_buf, stop, cnt):"),
+    ("def _search(seq, ref, k, col, nxt, check_from, rec, rlo, rhi, state, med, out, olo, ohi, ostate, res):",
+     "def _search(seq, ref, k, col, nxt, check_from, rec, rlo, rhi, state, med, out, olo, ohi, ostate, res, cnt):"),
+    (_REJOIN_CHECK, _REJOIN_CHECK + "        if j >= check_from and not rejoined:\n            cnt[6] += 1\n"),
+    ("            return med + delta\n", "            cnt[2] += j + 1 - k\n            cnt[4] += j + 1 - check_from\n"
+                                       "            return med + delta\n"),
+    ("    return result\n\n\n@njit(cache=True)\ndef _take_columns(",
+     "    if check_from <= hl:\n        cnt[2] += hl - k\n        cnt[4] += hl - check_from\n        cnt[5] += 1\n"
+     "    return result\n\n\n@njit(cache=True)\ndef _take_columns("),
+    (_CALL_SEARCH, _CALL_SEARCH[:-1] + ", cnt)\n                        cnt[1] += 1\n                        cnt[3] += last + 1 - first"),
+    (_CALL_FIRST, _CALL_FIRST[:-2] + ", cnt)\n"),
+    ("def _pair_edits(hyp, ref, rec_buf, a_buf, sfx_buf, cand_buf, stop):",
+     "def _pair_edits(hyp, ref, rec_buf, a_buf, sfx_buf, cand_buf, stop, cnt):"),
     (_CALL_ALIGN, _CALL_ALIGN + "        cnt[0] += 1\n"),
     ("def _batch_edits(hyp_flat, hyp_off, ref_flat, ref_off, stop):",
      "def _batch_edits(hyp_flat, hyp_off, ref_flat, ref_off, stop, cnt):"),
-    ("_pair_edits(h, r, col_buf, path_buf, sfx_buf, cand_buf, stop)", "_pair_edits(h, r, col_buf, path_buf, sfx_buf, cand_buf, stop, cnt)"),
+    ("_pair_edits(h, r, rec_buf, a_buf, sfx_buf, cand_buf, stop)", "_pair_edits(h, r, rec_buf, a_buf, sfx_buf, cand_buf, stop, cnt)"),
 ]
 
 
@@ -212,16 +212,16 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("ter_anatomy: the counting variant gives other edits than the base")
     rounds, evals, columns, changed, unchanged, to_end, rows_differ = (int(c) for c in cnt)
     shape = {
-        "pairs": len(hyp_off) - 1, "hypothesis_tokens": int(hyp_off[-1]), "rounds": rounds, "beam_evaluations": evals,
-        "evaluated_columns": columns, "changed_columns": changed, "unchanged_columns": unchanged,
-        "evaluations_to_the_end": to_end, "unchanged_columns_with_other_rows": rows_differ,
+        "pairs": len(hyp_off) - 1, "hypothesis_tokens": int(hyp_off[-1]), "rounds": rounds, "candidate_searches": evals,
+        "searched_columns": columns, "changed_columns": changed, "unchanged_columns": unchanged,
+        "searches_to_the_end": to_end, "unchanged_columns_with_other_rows": rows_differ,
     }  # fmt: skip
     print(f"TER on {args.dataset}, {args.segmenter}: {shape['pairs']} distinct pairs, base {base:.3f} CPU-s "
           f"(median of {args.passes} passes)")
     for phase, value in phases.items():
         print(f"  {phase:28s} {value['cpu_seconds']:6.3f} CPU-s  {value['share']:5.1%}")
-    print(f"  {rounds} rounds of the shift search, {evals} beam evaluations over {columns} columns: {changed} changed by "
-          f"the shift, {unchanged} after it ({unchanged / max(columns, 1):.0%}); {to_end} evaluations "
+    print(f"  {rounds} rounds of the shift search, {evals} candidate searches over {columns} columns: {changed} changed by "
+          f"the shift, {unchanged} after it ({unchanged / max(columns, 1):.0%}); {to_end} searches "
           f"({to_end / max(evals, 1):.0%}) run to the hypothesis's end; {rows_differ} of the unchanged columns checked "
           f"had beam rows other than the recorded ones")  # fmt: skip
     entry = {"dataset": args.dataset, "segmenter": args.segmenter, "passes": args.passes, "base_cpu_seconds": base,

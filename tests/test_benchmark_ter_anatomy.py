@@ -44,7 +44,7 @@ def test_a_phase_run_twice_and_the_counters_change_no_edit():
     hyp_flat, hyp_off = tercom._flatten(hyps)
     ref_flat, ref_off = tercom._flatten(refs)
     stop = np.zeros(1, dtype=np.int64)
-    twice = ter_anatomy.variant("test_ter_anatomy_twice", ter_anatomy.TWICE["beam evaluation"])._batch_edits
+    twice = ter_anatomy.variant("test_ter_anatomy_twice", ter_anatomy.TWICE["candidate search"])._batch_edits
     assert np.array_equal(twice(hyp_flat, hyp_off, ref_flat, ref_off, stop), expected)
     counting = ter_anatomy.variant("test_ter_anatomy_counts", ter_anatomy._COUNT_EDITS)._batch_edits
     cnt = np.zeros(7, dtype=np.int64)

@@ -11,7 +11,8 @@ For one hypothesis and one reference:
    positions. A cell is expanded (match/substitution, insertion, deletion) only when its cost
    is at most the best match/substitution cost that reached the column, plus the beam width;
    rows past the last expanded row (extended by deletions) are not visited. Ties keep the
-   first operation written, in tercom's order. The backtrace gives the alignment.
+   first operation written, in tercom's order (a later one replaces it only with a lower
+   cost). The backtrace gives the alignment.
 2. **Candidate shifts** (tercom's ``GatherAllPossShifts``): a block ``hyp[start..end]`` of
    1..10 tokens that occurs in the reference at ``moveto`` and contains a hypothesis error,
    whose reference occurrence contains a reference error, and which lies within 50 positions;
@@ -34,15 +35,25 @@ bit-parallel algorithm (Myers 1999; Hyyrö 2003), resumed at the first column th
 and joined after the last one with the exact suffix distances of a reversed pass, and reject the
 shift when it exceeds what the shift would need to be taken (the beam can only raise a cost, so
 this never drops a shift tercom would take); (b) otherwise restart tercom's beam search at the
-first changed column, from the stored columns of the current alignment, and finish it as soon
-as a column after the shifted block equals the stored one up to a constant (the rest of the
-search is then the stored one's, shifted by that constant); (c) skip candidates already scored
-in the same round (same block and destination give the same result). After a shift, the
-alignment is recomputed from the first changed column only. The beam search exists twice, once
-recording the alignment and once only scoring, so that the scoring loop carries no recording
-work. The scoring search has no cut-off of its own: 78% of the shifts that pass (a) lower the
-best cost so far, and checking each column's cells against the remainder's distance cost more
-than it saved (``docs/performance.md``).
+first changed column, from the recorded final values of the column before it, and finish it as
+soon as a column after the shifted block ends equal to the recorded one up to a constant (the
+rest of the search is then the recorded one's, shifted by that constant); (c) skip candidates
+already scored in the same round (same block and destination give the same result). The search
+records each column's final values (after its deletions), not backpointers: the columns a
+candidate searched are kept, and when it is the shift taken they become the record, so the
+alignment is never searched again after a shift; the backtrace reads each step's operation from
+the recorded values (:func:`_align_errors`). The scoring search has no cut-off of its own: 78%
+of the shifts that pass (a) lower the best cost so far, and checking each column's cells against
+the remainder's distance cost more than it saved (``docs/performance.md``).
+
+numba increments and decrements the reference count of each array a compiled call receives, of
+each array view and of an array variable given another array in a loop, with atomic
+instructions: sampled on WMT24 en-zh at character level, 28% of this module's time went there
+before the paths run per candidate were written to avoid them. The plain-distance bound (a) is
+written into the candidate loop rather than called, the two buffers of searched columns are
+chosen by index rather than swapped, candidates are read by index rather than through a slice,
+and the backtrace reads the records itself. The per-column copies keep their slices: measured,
+they are faster than a loop even with their views.
 """
 
 from __future__ import annotations
@@ -60,170 +71,47 @@ _INF = 999999
 #: Value of a cell no edit path has reached (above every beam threshold).
 _UNSET = 1 << 40
 
-_MATCH, _SUB, _INS, _DEL = 1, 2, 3, 4
-
-
 _ONE = np.uint64(1)
 _HIGH = np.uint64(1 << 63)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 @njit(cache=True)
-def _rejoins(col, lo, hi, best, fg, lg, j, col_in, in_lo, in_hi, state):
-    """Whether column ``j`` enters with the recorded column's rows and beam state and with its
-    values, each plus one constant (unreached cells unreached in both)."""
-    if lo != in_lo[j] or hi != in_hi[j] or fg != state[j, 1] or lg != state[j, 2]:
-        return False
-    delta = best - state[j, 0]
-    for r in range(lo, hi + 1):
-        if col[r] != col_in[j, r] + delta and (col[r] != _UNSET or col_in[j, r] != _UNSET):
-            return False
-    return True
+def _search(seq, ref, k, col, nxt, check_from, rec, rlo, rhi, state, med, out, olo, ohi, ostate, res):
+    """tercom's beam edit distance of ``seq`` from column ``k``; returns the cost.
 
-
-@njit(cache=True)
-def _shift_records(j, hl, delta, col_in, in_lo, in_hi, state):
-    """Add ``delta`` to the recorded values and best costs of columns ``j..hl``."""
-    for jj in range(j, hl + 1):
-        state[jj, 0] += delta
-        for r in range(in_lo[jj], in_hi[jj] + 1):
-            if col_in[jj, r] != _UNSET:
-                col_in[jj, r] += delta
-
-
-@njit(cache=True)
-def _record_columns(seq, ref, k, col, nxt, lo, hi, cur_best, cur_fg, cur_lg, col_in, in_lo, in_hi, state, path,
-                    check_from, recorded):
-    """tercom's beam edit distance from column ``k`` (state of column ``k`` given in ``col``).
-
-    Columns are hypothesis positions, rows reference positions; unreached cells hold
-    ``_UNSET``. Each column's incoming values and beam state are recorded (``col_in``,
-    ``in_lo``, ``in_hi``, ``state``: best substitution/match cost that reached it, first and
-    last row to visit) with the backpointers ``path[j, i]``, so that a later search can resume
-    at any column. ``col`` and ``nxt`` are left all ``_UNSET``.
-
-    The records of columns from ``check_from`` on are those of an earlier search, ending at
-    cost ``recorded``, whose hypothesis had the same tokens from there on. Once a column
-    ``j >= check_from`` enters as the recorded one plus a constant (:func:`_rejoins`), every
-    later step repeats the recorded one plus that constant (the beam compares costs with each
-    other only): column ``j`` is searched (its deletions write its backpointers) with the
-    recorded backpointers of column ``j + 1`` kept, the later records get the constant, and
-    the cost is ``recorded`` plus it.
+    Columns before ``k`` are the recorded ones (``rec``: each column's final values, after its
+    deletions, over rows ``rlo[j]..rhi[j]``; ``state[j]``: best substitution/match cost that
+    reached it, first and last row to visit). Each column searched from ``k`` on is written the
+    same way into ``out``/``olo``/``ohi``/``ostate``. Once a column ``j >= check_from`` ends with the recorded
+    column's rows, entry state and values, each plus one ``delta`` (``seq`` equal to the
+    recorded hypothesis from ``check_from`` on), every later step repeats the recorded one plus
+    ``delta``: the search stops, ``res`` = ``(j, delta)`` and the cost is ``med + delta``
+    (``res[0] = -1`` if it ran to the end). ``col`` and ``nxt`` are left all ``_UNSET``.
     """
     hl = seq.shape[0]
     rl = ref.shape[0]
-    result = -1
-    delta = 0
-    kept = np.empty(rl + 1, dtype=np.int8)
-    for j in range(k, hl + 1):
-        last_best = cur_best
-        rejoined = j >= check_from and j < hl and _rejoins(col, lo, hi, last_best, cur_fg, cur_lg, j, col_in, in_lo,
-                                                           in_hi, state)
-        if rejoined:
-            delta = last_best - state[j, 0]
-            for r in range(rl + 1):
-                kept[r] = path[j + 1, r]
-        cur_best = _INF
-        fg = cur_fg
-        cur_fg = -1
-        lg = cur_lg
-        cur_lg = -1
-        in_lo[j] = lo
-        in_hi[j] = hi
-        for r in range(lo, hi + 1):
-            col_in[j, r] = col[r]
-        state[j, 0] = last_best
-        state[j, 1] = fg
-        state[j, 2] = lg
-        chi = hi
-        # cells above the beam are not expanded; none in the last column
-        thr = last_best + BEAM_WIDTH if j < hl else _UNSET - 1
-        i = fg if fg > 0 else 0
-        while i <= rl and i <= lg:
-            s = col[i]
-            if s > thr:
-                i += 1
-                continue
-            if cur_fg == -1:
-                cur_fg = i
-            cur_lg = i + 1
-            c = s + 1
-            if j < hl:
-                if i < rl:
-                    # nxt[i + 1] is still unset here (rows run upwards), so tercom's match
-                    # branch, which lowers cur_best even without writing, acts as substitution
-                    sub = 0 if ref[i] == seq[j] else 1
-                    nxt[i + 1] = s + sub
-                    path[j + 1, i + 1] = _SUB if sub else _MATCH
-                    if s + sub < cur_best:
-                        cur_best = s + sub
-                if nxt[i] > c:
-                    nxt[i] = c
-                    path[j + 1, i] = _INS
-            if i < rl and col[i + 1] > c:
-                col[i + 1] = c
-                path[j, i + 1] = _DEL
-                if i >= lg:
-                    lg = i + 1
-                if i + 1 > chi:
-                    chi = i + 1
-            i += 1
-        if j == hl:
-            result = col[rl]
-        for r in range(lo, chi + 1):
-            col[r] = _UNSET
-        if rejoined:
-            for r in range(rl + 2):
-                nxt[r] = _UNSET
-            for r in range(rl + 1):
-                path[j + 1, r] = kept[r]
-            _shift_records(j + 1, hl, delta, col_in, in_lo, in_hi, state)
-            return recorded + delta
-        col, nxt = nxt, col
-        if cur_fg == -1:
-            lo = rl + 1
-            hi = -1
-        else:
-            lo = cur_fg
-            hi = min(cur_lg, rl)
-    return result
-
-
-@njit(cache=True)
-def _eval_columns(seq, ref, k, col, nxt, check_from, col_in, in_lo, in_hi, state, med):
-    """The cost that :func:`_record_columns` would find from column ``k``, recording nothing.
-
-    ``seq`` equals the current hypothesis before column ``k`` and from column ``check_from`` on;
-    the search resumes at column ``k`` from the current hypothesis's recorded columns
-    (``col_in``, ``in_lo``, ``in_hi``, ``state``), which end at cost ``med``. It returns
-    ``med + delta`` as soon as a column ``j >= check_from`` enters with the recorded column's
-    rows, beam state and values, each plus one ``delta``: every later step then repeats the
-    recorded one plus ``delta`` (the beam compares costs with each other only).
-
-    ``col`` and ``nxt`` are left all ``_UNSET``.
-    """
-    hl = seq.shape[0]
-    rl = ref.shape[0]
-    lo, hi = in_lo[k], in_hi[k]
-    cur_best, cur_fg, cur_lg = state[k, 0], state[k, 1], state[k, 2]
-    for r in range(lo, hi + 1):
-        col[r] = col_in[k, r]
-    for j in range(k, hl):
-        if j >= check_from and lo == in_lo[j] and hi == in_hi[j] and cur_fg == state[j, 1] and cur_lg == state[j, 2]:
-            delta = cur_best - state[j, 0]
-            rejoined = True
-            for r in range(lo, hi + 1):
-                if col[r] != col_in[j, r] + delta and (col[r] != _UNSET or col_in[j, r] != _UNSET):
-                    rejoined = False
-                    break
-            if rejoined:
-                for r in range(lo, hi + 1):
-                    col[r] = _UNSET
-                return med + delta
+    res[0] = -1
+    res[1] = 0
+    if k == 0:
+        col[0] = 0
+        start, lo, hi = 0, 0, 0
+        cur_best, cur_fg, cur_lg = _INF, 0, 0
+    else:
+        # column k - 1 is the recorded one (``seq`` is the recorded hypothesis up to it): it is
+        # searched again from its final values, whose deletions are made already, over all its
+        # recorded rows, to give column k's entry (its own records are not taken from ``out``)
+        start, lo, hi = k - 1, rlo[k - 1], rhi[k - 1]
+        if hi >= lo:
+            col[lo:hi + 1] = rec[start, lo:hi + 1]
+        cur_best, cur_fg, cur_lg = state[start, 0], state[start, 1], hi
+    for j in range(start, hl):
         thr = cur_best + BEAM_WIDTH
+        entry_best = cur_best
         cur_best = _INF
         fg = cur_fg
         cur_fg = -1
+        lg0 = cur_lg
         lg = cur_lg
         cur_lg = -1
         chi = hi
@@ -252,8 +140,29 @@ def _eval_columns(seq, ref, k, col, nxt, check_from, col_in, in_lo, in_hi, state
                     if i + 1 > chi:
                         chi = i + 1
             i += 1
-        for r in range(lo, chi + 1):
-            col[r] = _UNSET
+        olo[j] = lo
+        ohi[j] = chi
+        ostate[j, 0] = entry_best
+        ostate[j, 1] = fg
+        ostate[j, 2] = lg0
+        if chi >= lo:
+            out[j, lo:chi + 1] = col[lo:chi + 1]
+        rejoined = j >= check_from and lo == rlo[j] and chi == rhi[j] and fg == state[j, 1] and lg0 == state[j, 2]
+        delta = entry_best - state[j, 0] if rejoined else 0
+        if rejoined:
+            for r in range(lo, chi + 1):
+                if col[r] != rec[j, r] + delta and (col[r] != _UNSET or rec[j, r] != _UNSET):
+                    rejoined = False
+                    break
+        if chi >= lo:
+            col[lo:chi + 1] = _UNSET
+        if rejoined:
+            if cur_fg != -1:
+                for r in range(cur_fg, min(cur_lg, rl) + 1):
+                    nxt[r] = _UNSET
+            res[0] = j
+            res[1] = delta
+            return med + delta
         if cur_fg == -1:
             lo = rl + 1
             hi = -1
@@ -275,9 +184,79 @@ def _eval_columns(seq, ref, k, col, nxt, check_from, col_in, in_lo, in_hi, state
                 chi = i + 1
         i += 1
     result = col[rl]
+    olo[hl] = lo
+    ohi[hl] = chi
+    ostate[hl, 0] = cur_best
+    ostate[hl, 1] = cur_fg
+    ostate[hl, 2] = cur_lg
     for r in range(lo, chi + 1):
+        out[hl, r] = col[r]
         col[r] = _UNSET
     return result
+
+
+@njit(cache=True)
+def _take_columns(k, end, delta, out, olo, ohi, ostate, rec, rlo, rhi, state):
+    """Columns ``k..end`` of a search become the record; later ones get ``delta`` added."""
+    hl = rec.shape[0] - 1
+    for j in range(k, end + 1):
+        rlo[j] = olo[j]
+        rhi[j] = ohi[j]
+        state[j, 0] = ostate[j, 0]
+        state[j, 1] = ostate[j, 1]
+        state[j, 2] = ostate[j, 2]
+        if ohi[j] >= olo[j]:
+            rec[j, olo[j]:ohi[j] + 1] = out[j, olo[j]:ohi[j] + 1]
+    if delta != 0:
+        for j in range(end + 1, hl + 1):
+            state[j, 0] += delta
+            for r in range(rlo[j], rhi[j] + 1):
+                if rec[j, r] != _UNSET:
+                    rec[j, r] += delta
+
+
+@njit(cache=True)
+def _align_errors(seq, ref, rec, rlo, rhi, state, herr, rerr, ralign):
+    """tercom's ``FindAlignErr`` on the recorded columns: error flags and the hypothesis position
+    aligned to each reference token.
+
+    A cell's operation is the one the search wrote last into it. The search writes the
+    substitution/match first and lets an insertion, then a deletion, replace it only with a
+    lower value; so a cell whose value is its substitution/match value (from an expanded cell)
+    took that, else one whose value is its insertion value took the insertion, else the
+    deletion."""
+    hl = seq.shape[0]
+    rl = ref.shape[0]
+    i = rl
+    j = hl
+    v = rec[hl, rl] if rlo[hl] <= rl <= rhi[hl] else _UNSET
+    while i > 0 or j > 0:
+        if j > 0:
+            thr = state[j - 1, 0] + BEAM_WIDTH
+            if i > 0:
+                a = rec[j - 1, i - 1] if rlo[j - 1] <= i - 1 <= rhi[j - 1] else _UNSET
+                sub = 0 if ref[i - 1] == seq[j - 1] else 1
+                if a <= thr and v == a + sub:
+                    herr[j - 1] = sub == 1
+                    rerr[i - 1] = sub == 1
+                    ralign[i - 1] = j - 1
+                    i -= 1
+                    j -= 1
+                    v = a
+                    continue
+            b = rec[j - 1, i] if rlo[j - 1] <= i <= rhi[j - 1] else _UNSET
+            if b <= thr and v == b + 1:
+                herr[j - 1] = True
+                j -= 1
+                v = b
+                continue
+        if i > 0 and rlo[j] <= i - 1 <= rhi[j] and rec[j, i - 1] == v - 1:
+            rerr[i - 1] = True
+            ralign[i - 1] = j - 1
+            i -= 1
+            v -= 1
+            continue
+        raise ValueError("tercom: broken alignment path")
 
 
 @njit(cache=True)
@@ -350,30 +329,6 @@ def _popcount(x):
 
 
 @njit(cache=True)
-def _align_errors(path, hl, rl, herr, rerr, ralign):
-    """tercom's ``FindAlignErr``: error flags and the hyp position aligned to each ref token."""
-    i = rl
-    j = hl
-    while i > 0 or j > 0:
-        p = path[j, i]
-        if p == _MATCH or p == _SUB:
-            herr[j - 1] = p == _SUB
-            rerr[i - 1] = p == _SUB
-            ralign[i - 1] = j - 1
-            i -= 1
-            j -= 1
-        elif p == _INS:
-            herr[j - 1] = True
-            j -= 1
-        elif p == _DEL:
-            rerr[i - 1] = True
-            ralign[i - 1] = j - 1
-            i -= 1
-        else:
-            raise ValueError("tercom: broken alignment path")
-
-
-@njit(cache=True)
 def _shift_span(start, end, newloc, last):
     """First and last position that tercom's ``PerformShift`` of ``[start..end]`` after ``newloc`` can change."""
     if newloc < start:
@@ -440,7 +395,7 @@ def _gather_shifts(cur, ref, u, occ_start, occ_pos, herr, rerr_cum, ralign, occ,
 
     Rows come out in tercom's evaluation order: longest blocks first, then gathering order
     (start, reference occurrence, offset). A repeated ``(start, end, newloc)`` is dropped.
-    Returns the rows (``out`` or a larger copy) and the stamp to pass next time.
+    Returns the number of rows (-1 if ``out`` is too small) and the stamp to pass next time.
     """
     hl = cur.shape[0]
     n = 0
@@ -504,16 +459,14 @@ def _gather_shifts(cur, ref, u, occ_start, occ_pos, herr, rerr_cum, ralign, occ,
                         continue
                     seen[end - start, newloc + 1] = stamp
                     if n == out.shape[0]:
-                        bigger = np.empty((2 * n, 4), dtype=np.int64)
-                        bigger[:n] = out[:n]
-                        out = bigger
+                        return -1, stamp
                     out[n, 0] = length - 1
                     out[n, 1] = start
                     out[n, 2] = end
                     out[n, 3] = newloc
                     n += 1
             end += 1
-    return out, n, stamp
+    return n, stamp
 
 
 @njit(cache=True)
@@ -533,50 +486,7 @@ def _order_by_length(cands, n, order):
 
 
 @njit(cache=True)
-def _unbeamed_exceeds(arr, peq, fpv, fmv, first, last, tpv, tmv, words, rl, sfx, smin, sfx_ok, rpv, rmv, limit):
-    """Whether the plain Levenshtein distance of ``arr`` and the reference exceeds ``limit``.
-
-    Columns before ``first`` and the suffix after ``last`` are those of the current
-    hypothesis: the bit-parallel columns are resumed at ``first`` and joined at ``last + 1``
-    with the suffix distances.
-    """
-    hl = arr.shape[0]
-    for b in range(words):
-        tpv[b] = fpv[first, b]
-        tmv[b] = fmv[first, b]
-    for t in range(first, last + 1):
-        c = arr[t]
-        hin = 1
-        for b in range(words):
-            tpv[b], tmv[b], hin = _bp_word(peq[c, b], tpv[b], tmv[b], hin)
-    j = last + 1
-    if j < hl and not sfx_ok[j]:
-        _suffix_row(j, hl, rl, rpv, rmv, sfx, smin)
-        sfx_ok[j] = True
-    d = j
-    if j == hl:
-        for k in range(rl):
-            sh = np.uint64(k & 63)
-            d += np.int64((tpv[k >> 6] >> sh) & _ONE) - np.int64((tmv[k >> 6] >> sh) & _ONE)
-        return d > limit
-    if d + sfx[j, 0] <= limit:
-        return False
-    for w in range(words):
-        # rows of block w are at least d minus its -1 steps: skip the block if that cannot reach
-        # the limit, else walk it
-        if d - _popcount(tmv[w]) + smin[j, w] <= limit:
-            e = d
-            for k in range(64 * w, min(64 * w + 64, rl)):
-                sh = np.uint64(k & 63)
-                e += np.int64((tpv[w] >> sh) & _ONE) - np.int64((tmv[w] >> sh) & _ONE)
-                if e + sfx[j, k + 1] <= limit:
-                    return False
-        d += _popcount(tpv[w]) - _popcount(tmv[w])
-    return True
-
-
-@njit(cache=True)
-def _pair_edits(hyp, ref, col_buf, path_buf, sfx_buf, cand_buf, stop):
+def _pair_edits(hyp, ref, rec_buf, a_buf, sfx_buf, cand_buf, stop):
     """Total tercom edits (shifts + beam edit distance after shifting) of two non-empty sequences.
 
     ``*_buf`` are work buffers at least as large as this pair needs (see :func:`_batch_edits`).
@@ -607,15 +517,21 @@ def _pair_edits(hyp, ref, col_buf, path_buf, sfx_buf, cand_buf, stop):
 
     col = np.full(rl + 2, _UNSET, dtype=np.int64)
     nxt = np.full(rl + 2, _UNSET, dtype=np.int64)
-    col_in = col_buf[: (hl + 1) * (rl + 2)].reshape((hl + 1, rl + 2))
-    path = path_buf[: (hl + 1) * (rl + 1)].reshape((hl + 1, rl + 1))
-    path[:, :] = 0
+    cells = (hl + 1) * (rl + 2)
+    rec = rec_buf[:cells].reshape((hl + 1, rl + 2))
+    outs = a_buf[:2 * cells].reshape((2, hl + 1, rl + 2))
+    rlo = np.empty(hl + 1, dtype=np.int64)
+    rhi = np.empty(hl + 1, dtype=np.int64)
+    state = np.empty((hl + 1, 3), dtype=np.int64)
+    # a candidate's searched columns go to buffer ``cb``; the best so far's are in the other one
+    olos = np.empty((2, hl + 1), dtype=np.int64)
+    ohis = np.empty((2, hl + 1), dtype=np.int64)
+    ostates = np.empty((2, hl + 1, 3), dtype=np.int64)
+    cb = 0
+    res = np.empty(2, dtype=np.int64)
     sfx = sfx_buf[: (hl + 1) * (rl + 1)].reshape((hl + 1, rl + 1))
     smin = np.empty((hl + 1, words), dtype=np.int64)
     sfx_ok = np.zeros(hl + 1, dtype=np.bool_)
-    in_lo = np.empty(hl + 1, dtype=np.int64)
-    in_hi = np.empty(hl + 1, dtype=np.int64)
-    state = np.empty((hl + 1, 3), dtype=np.int64)
     herr = np.zeros(hl, dtype=np.bool_)
     rerr = np.zeros(rl, dtype=np.bool_)
     rerr_cum = np.zeros(rl + 1, dtype=np.int64)
@@ -623,36 +539,30 @@ def _pair_edits(hyp, ref, col_buf, path_buf, sfx_buf, cand_buf, stop):
     occ = np.empty(rl, dtype=np.int64)
     seen = np.zeros((MAX_SHIFT_SIZE, hl + 2), dtype=np.int64)
     stamp = 0
-    order = np.empty(cand_buf.shape[0], dtype=np.int64)
+    cands = cand_buf
+    order = np.empty(cands.shape[0], dtype=np.int64)
     arr = cur.copy()
     shifts = 0
     # columns from ``redo`` on (``redo_rev`` on for the reversed pass) must be recomputed
     redo = 0
     redo_rev = 0
-    rejoin_from = hl + 1
-    med = 0
+    # the first alignment, searched straight into the record
+    med = _search(cur, rloc, 0, col, nxt, hl + 1, rec, rlo, rhi, state, 0, rec, rlo, rhi, state, res)
     while True:
         if stop[0] != 0:
             return -1
-        if redo == 0:
-            col[0] = 0
-            med = _record_columns(cur, rloc, 0, col, nxt, 0, 0, _INF, 0, 0, col_in, in_lo, in_hi, state, path, hl + 1,
-                                  med)
-        else:
-            for r in range(in_lo[redo], in_hi[redo] + 1):
-                col[r] = col_in[redo, r]
-            med = _record_columns(cur, rloc, redo, col, nxt, in_lo[redo], in_hi[redo], state[redo, 0],
-                                  state[redo, 1], state[redo, 2], col_in, in_lo, in_hi, state, path, rejoin_from, med)
-        _align_errors(path, hl, rl, herr, rerr, ralign)
+        _align_errors(cur, rloc, rec, rlo, rhi, state, herr, rerr, ralign)
         for r in range(rl):
             rerr_cum[r + 1] = rerr_cum[r] + (1 if rerr[r] else 0)
-        cand_buf, n, stamp = _gather_shifts(cur, rloc, u, occ_start, occ_pos, herr, rerr_cum, ralign, occ, seen,
-                                            stamp, cand_buf)
+        n, stamp = _gather_shifts(cur, rloc, u, occ_start, occ_pos, herr, rerr_cum, ralign, occ, seen, stamp, cands)
+        while n < 0:
+            cands = np.empty((2 * cands.shape[0], 4), dtype=np.int64)
+            n, stamp = _gather_shifts(cur, rloc, u, occ_start, occ_pos, herr, rerr_cum, ralign, occ, seen, stamp, cands)
         if n == 0:
             return shifts + med
         if order.shape[0] < n:
-            order = np.empty(cand_buf.shape[0], dtype=np.int64)
-        bucket = _order_by_length(cand_buf, n, order)
+            order = np.empty(cands.shape[0], dtype=np.int64)
+        bucket = _order_by_length(cands, n, order)
         _bp_columns(cur, peq, redo, fpv, fmv, words, False)
         _bp_columns(cur, peq_rev, redo_rev, rpv, rmv, words, True)
         best_cost = 0
@@ -660,19 +570,22 @@ def _pair_edits(hyp, ref, col_buf, path_buf, sfx_buf, cand_buf, stop):
         best = -1
         best_first = 0
         best_last = 0
+        best_end = 0
+        best_delta = 0
         for size in range(MAX_SHIFT_SIZE, -1, -1):
             maxfix = 2 * (1 + size)
             curfix = med - (best_cost + best_edits)
             if curfix > maxfix or (best_cost != 0 and curfix == maxfix):
                 break
             b = MAX_SHIFT_SIZE - size
-            for q in order[bucket[b]:bucket[b + 1]]:
+            for qi in range(bucket[b], bucket[b + 1]):
+                q = order[qi]
                 curfix = med - (best_cost + best_edits)
                 if curfix > maxfix or (best_cost != 0 and curfix == maxfix):
                     break
-                s0 = cand_buf[q, 1]
-                s1 = cand_buf[q, 2]
-                s2 = cand_buf[q, 3]
+                s0 = cands[q, 1]
+                s1 = cands[q, 2]
+                s2 = cands[q, 3]
                 a, z = _shift_span(s0, s1, s2, hl - 1)
                 _shift_into(cur, s0, s1, s2, arr)
                 first = a
@@ -684,11 +597,50 @@ def _pair_edits(hyp, ref, col_buf, path_buf, sfx_buf, cand_buf, stop):
                         last -= 1
                     # accepted iff edits + 1 < best_edits + best_cost, or == with no shift yet
                     limit = best_edits - 1 if best_cost != 0 else med - 1
-                    # the beam only raises costs: a shift whose plain edit distance is over the
-                    # limit cannot be taken
-                    if not _unbeamed_exceeds(arr, peq, fpv, fmv, first, last, tpv, tmv, words, rl, sfx, smin, sfx_ok,
-                                             rpv, rmv, limit):
-                        edits = _eval_columns(arr, rloc, first, col, nxt, last + 1, col_in, in_lo, in_hi, state, med)
+                    # (a) the beam only raises costs: a shift whose plain edit distance exceeds
+                    # the limit cannot be taken. Bit-parallel columns resumed at ``first``, joined
+                    # at ``last + 1`` with the suffix distances; ``exceeds`` says the distance is
+                    # over the limit.
+                    for bw in range(words):
+                        tpv[bw] = fpv[first, bw]
+                        tmv[bw] = fmv[first, bw]
+                    for t in range(first, last + 1):
+                        c = arr[t]
+                        hin = 1
+                        for bw in range(words):
+                            tpv[bw], tmv[bw], hin = _bp_word(peq[c, bw], tpv[bw], tmv[bw], hin)
+                    j = last + 1
+                    if j < hl and not sfx_ok[j]:
+                        _suffix_row(j, hl, rl, rpv, rmv, sfx, smin)
+                        sfx_ok[j] = True
+                    d = j
+                    exceeds = True
+                    if j == hl:
+                        for kk in range(rl):
+                            sh = np.uint64(kk & 63)
+                            d += np.int64((tpv[kk >> 6] >> sh) & _ONE) - np.int64((tmv[kk >> 6] >> sh) & _ONE)
+                        exceeds = d > limit
+                    elif d + sfx[j, 0] <= limit:
+                        exceeds = False
+                    else:
+                        for w in range(words):
+                            # rows of block w are at least d minus its -1 steps: skip the block if
+                            # that cannot reach the limit, else walk it
+                            if d - _popcount(tmv[w]) + smin[j, w] <= limit:
+                                e = d
+                                for kk in range(64 * w, min(64 * w + 64, rl)):
+                                    sh = np.uint64(kk & 63)
+                                    e += np.int64((tpv[w] >> sh) & _ONE) - np.int64((tmv[w] >> sh) & _ONE)
+                                    if e + sfx[j, kk + 1] <= limit:
+                                        exceeds = False
+                                        break
+                                if not exceeds:
+                                    break
+                            d += _popcount(tpv[w]) - _popcount(tmv[w])
+                    # end of (a)
+                    if not exceeds:
+                        edits = _search(arr, rloc, first, col, nxt, last + 1, rec, rlo, rhi, state, med, outs[cb],
+                                        olos[cb], ohis[cb], ostates[cb], res)
                         gain = (best_edits + best_cost) - (edits + 1)
                         if gain > 0 or (best_cost == 0 and gain == 0):
                             best = q
@@ -696,17 +648,22 @@ def _pair_edits(hyp, ref, col_buf, path_buf, sfx_buf, cand_buf, stop):
                             best_edits = edits
                             best_first = first
                             best_last = last
+                            best_end = res[0] if res[0] >= 0 else hl
+                            best_delta = res[1]
+                            cb = 1 - cb
                 for i in range(a, z + 1):
                     arr[i] = cur[i]
         if best < 0:
             return shifts + med
-        _shift_into(cur, cand_buf[best, 1], cand_buf[best, 2], cand_buf[best, 3], arr)
-        cur, arr = arr, cur
-        a, z = _shift_span(cand_buf[best, 1], cand_buf[best, 2], cand_buf[best, 3], hl - 1)
+        _shift_into(cur, cands[best, 1], cands[best, 2], cands[best, 3], arr)
+        a, z = _shift_span(cands[best, 1], cands[best, 2], cands[best, 3], hl - 1)
         for i in range(a, z + 1):
-            arr[i] = cur[i]
+            cur[i] = arr[i]
+        # the taken shift's searched columns become the record
+        bb = 1 - cb
+        _take_columns(best_first, best_end, best_delta, outs[bb], olos[bb], ohis[bb], ostates[bb], rec, rlo, rhi, state)
+        med = best_edits
         redo = best_first
-        rejoin_from = best_last + 1
         redo_rev = hl - 1 - best_last
         for j in range(best_last + 1):
             sfx_ok[j] = False
@@ -727,8 +684,8 @@ def _batch_edits(hyp_flat, hyp_off, ref_flat, ref_off, stop):
         size = (hyp_off[p + 1] - hyp_off[p] + 2) * (ref_off[p + 1] - ref_off[p] + 2)
         if size > cells:
             cells = size
-    col_buf = np.empty(cells, dtype=np.int64)
-    path_buf = np.empty(cells, dtype=np.int8)
+    rec_buf = np.empty(cells, dtype=np.int64)
+    a_buf = np.empty(2 * cells, dtype=np.int64)
     sfx_buf = np.empty(cells, dtype=np.int64)
     cand_buf = np.empty((256, 4), dtype=np.int64)
     for p in range(n):
@@ -738,7 +695,7 @@ def _batch_edits(hyp_flat, hyp_off, ref_flat, ref_off, stop):
             # tercom's TERnullstr: an empty side costs the other side's length
             out[p] = h.shape[0] + r.shape[0]
         else:
-            out[p] = _pair_edits(h, r, col_buf, path_buf, sfx_buf, cand_buf, stop)
+            out[p] = _pair_edits(h, r, rec_buf, a_buf, sfx_buf, cand_buf, stop)
     return out
 
 

@@ -274,76 +274,166 @@ def shifted_pairs(draw) -> tuple[list[int], list[int]]:  # noqa: ANN001
     return hyp, ref
 
 
-@settings(max_examples=40, deadline=None)
-@given(pair=shifted_pairs())
-def test_a_candidate_search_that_rejoins_the_recorded_columns_scores_as_the_full_search(pair):
-    """Scoring a candidate shift ends once its beam columns rejoin the current alignment's up to
-    a constant. Every candidate is scored twice here, once as the kernel does and once with no
-    recorded column to rejoin (the search then runs to its end): the scores agree, and so do the
-    total edits."""
-    from metaeval.metrics import tercom
-
-    hyp, ref = pair
-    h, r = np.array(hyp, dtype=np.int64), np.array(ref, dtype=np.int64)
-    expected = tercom.pair_edits([h], [r])[0]
-    # numba's dispatcher, put in the module's place by the call above (metaeval.lazyjit)
-    compiled = tercom._eval_columns
-
-    def both_ways(*args):  # noqa: ANN002, ANN202
-        col, nxt, k, in_lo = args[3], args[4], args[2], args[7]
-        col0, nxt0 = col.copy(), nxt.copy()
-        quick = compiled(*args)
-        col[:], nxt[:] = col0, nxt0
-        nowhere = in_lo.copy()
-        nowhere[k + 1 :] = -2  # the search starts as recorded, but no later column is entered with these bounds
-        full = compiled(*args[:7], nowhere, *args[8:])
-        assert quick == full
-        return quick
-
+def _buffers(h: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Work buffers of :func:`tercom._pair_edits` for one pair, as :func:`tercom._batch_edits` sizes them."""
     cells = (len(h) + 2) * (len(r) + 2)
-    buffers = (np.empty(cells, np.int64), np.empty(cells, np.int8), np.empty(cells, np.int64), np.empty((256, 4), np.int64))
-    tercom._eval_columns = both_ways
-    try:
-        got = tercom._pair_edits.py_func(h, r, *buffers, np.zeros(1, np.int64))
-    finally:
-        tercom._eval_columns = compiled
-    assert got == expected
+    return np.empty(cells, np.int64), np.empty(2 * cells, np.int64), np.empty(cells, np.int64), np.empty((256, 4), np.int64)
 
 
-@settings(max_examples=40, deadline=None)
-@given(pair=shifted_pairs())
-def test_an_alignment_that_rejoins_its_recorded_columns_records_as_the_full_search(pair):
-    """After a shift, the alignment is searched again from the first changed column and stops
-    once a column after the shifted block enters as the recorded one plus a constant. Every such
-    search is run twice here, once as the kernel does and once with nothing to rejoin: the cost,
-    every recorded column, beam state and backpointer agree, and so do the total edits."""
+def _taken(record, k, end, delta, searched):  # noqa: ANN001, ANN202
+    """``record`` (rec, rlo, rhi, state) after ``searched`` (out, olo, ohi, ostate) columns
+    ``k..end`` were taken, as ``(rlo, rhi, state, values of each column over its rows)``."""
     from metaeval.metrics import tercom
 
-    hyp, ref = pair
-    h, r = np.array(hyp, dtype=np.int64), np.array(ref, dtype=np.int64)
-    expected = tercom.pair_edits([h], [r])[0]
-    compiled = tercom._record_columns
-    mutable = (3, 4, 10, 11, 12, 13, 14)  # col, nxt, col_in, in_lo, in_hi, state, path
+    rec, rlo, rhi, state = (x.copy() for x in record)
+    tercom._take_columns(k, end, delta, *searched, rec, rlo, rhi, state)
+    return rlo, rhi, state, [rec[j, rlo[j]:rhi[j] + 1].tolist() for j in range(len(rlo))]
+
+
+def _searched_both_ways(h: np.ndarray, r: np.ndarray) -> tuple[int, list[bool]]:
+    """Total edits of the pair with every candidate searched twice, once as the kernel does and
+    once with nothing to rejoin (the search then runs to its end), both checked to agree; and,
+    for each candidate search, whether it rejoined."""
+    from metaeval.metrics import tercom
+
+    tercom.pair_edits([h], [r])  # numba's dispatchers now stand in the module (metaeval.lazyjit)
+    compiled = tercom._search
     rejoined = []
 
     def both_ways(*args):  # noqa: ANN002, ANN202
-        copies = list(args)
-        for i in mutable:
-            copies[i] = args[i].copy()
-        copies[15] = len(args[0]) + 1  # check_from past the last column: nothing to rejoin
-        full = compiled(*copies)
+        seq, k, check_from = args[0], args[2], args[5]
+        if check_from > len(seq):  # the first alignment: nothing to rejoin
+            return compiled(*args)
+        record, searched, res = args[6:10], args[11:15], args[15]
+        full_out = tuple(x.copy() for x in searched)
+        full_res = res.copy()
+        full = compiled(*args[:5], len(seq) + 1, *record, args[10], *full_out, full_res)
+        assert all((x == tercom._UNSET).all() for x in args[3:5])  # col and nxt left unset
         quick = compiled(*args)
-        assert quick == full
-        for i in mutable:
-            assert np.array_equal(args[i], copies[i]), i
-        rejoined.append(args[15] <= len(args[0]))
+        assert quick == full and full_res[0] == -1
+        rejoined.append(bool(res[0] >= 0))
+        end = res[0] if res[0] >= 0 else len(seq)
+        for got, want in zip(_taken(record, k, end, res[1], searched), _taken(record, k, len(seq), 0, full_out)):
+            assert np.array_equal(got, want) if isinstance(got, np.ndarray) else got == want
         return quick
 
-    cells = (len(h) + 2) * (len(r) + 2)
-    buffers = (np.empty(cells, np.int64), np.empty(cells, np.int8), np.empty(cells, np.int64), np.empty((256, 4), np.int64))
-    tercom._record_columns = both_ways
+    tercom._search = both_ways
     try:
-        got = tercom._pair_edits.py_func(h, r, *buffers, np.zeros(1, np.int64))
+        return tercom._pair_edits.py_func(h, r, *_buffers(h, r), np.zeros(1, np.int64)), rejoined
     finally:
-        tercom._record_columns = compiled
-    assert got == expected and rejoined[0] is False
+        tercom._search = compiled
+
+
+@settings(max_examples=40, deadline=None)
+@given(pair=shifted_pairs())
+def test_a_candidate_search_that_rejoins_the_recorded_columns_scores_and_records_as_the_full_search(pair):
+    """A candidate's search ends once a column after the shifted block ends as the recorded one
+    plus a constant. Searched again with nothing to rejoin, every candidate gets the same cost
+    and would leave the same record if its shift were taken (the columns searched, later ones
+    plus the constant); the total edits are the kernel's."""
+    from metaeval.metrics import tercom
+
+    h, r = (np.array(x, dtype=np.int64) for x in pair)
+    assert _searched_both_ways(h, r)[0] == tercom.pair_edits([h], [r])[0]
+
+
+def test_candidate_searches_rejoin_and_run_to_the_end_alike_on_shifted_blocks():
+    """The same check on seeded pairs with moved blocks, where some searches rejoin the recorded
+    columns and some run to the hypothesis's end, so that both ways are exercised."""
+    from metaeval.metrics import tercom
+
+    rng = np.random.default_rng(11)
+    outcomes = []
+    for _ in range(12):
+        ref = rng.integers(0, 8, 80)
+        a = int(rng.integers(0, 70))
+        hyp = np.r_[ref[:a], ref[a + 6:], ref[a:a + 6]]
+        hyp[rng.random(len(hyp)) < 0.1] = 9
+        got, rejoined = _searched_both_ways(hyp, ref)
+        assert got == tercom.pair_edits([hyp], [ref])[0]
+        outcomes += rejoined
+    assert any(outcomes) and not all(outcomes)
+
+
+def _beam_alignment(hyp: list[int], ref: list[int]) -> tuple[list[bool], list[bool], list[int]]:
+    """tercom's beam edit distance with backpointers, written plainly (``MinEditDist`` and
+    ``FindAlignErr``): each operation is written over a cell in tercom's order, a later one only
+    when lower; returns hypothesis errors, reference errors and the alignment of each reference
+    token."""
+    inf, unset = 999999, 1 << 40
+    hl, rl = len(hyp), len(ref)
+    cost = [[unset] * (rl + 2) for _ in range(hl + 2)]
+    path = [[0] * (rl + 1) for _ in range(hl + 1)]
+    cost[0][0] = 0
+    best, fg, lg = inf, 0, 0
+    for j in range(hl + 1):
+        thr = best + 20 if j < hl else unset - 1
+        best, first, last = inf, -1, -1
+        i = max(fg, 0)
+        while i <= rl and i <= lg:
+            s = cost[j][i]
+            if s <= thr:
+                first = i if first == -1 else first
+                last = i + 1
+                if j < hl and i < rl:
+                    sub = int(ref[i] != hyp[j])
+                    cost[j + 1][i + 1], path[j + 1][i + 1] = s + sub, "S" if sub else "M"
+                    best = min(best, s + sub)
+                if j < hl and cost[j + 1][i] > s + 1:
+                    cost[j + 1][i], path[j + 1][i] = s + 1, "I"
+                if i < rl and cost[j][i + 1] > s + 1:
+                    cost[j][i + 1], path[j][i + 1] = s + 1, "D"
+                    lg = max(lg, i + 1)
+            i += 1
+        fg, lg = first, last
+    herr, rerr, ralign = [False] * hl, [False] * rl, [0] * rl
+    i, j = rl, hl
+    while i > 0 or j > 0:
+        op = path[j][i]
+        if op in "MS":
+            herr[j - 1] = rerr[i - 1] = op == "S"
+            ralign[i - 1] = j - 1
+            i, j = i - 1, j - 1
+        elif op == "I":
+            herr[j - 1] = True
+            j -= 1
+        else:
+            rerr[i - 1] = True
+            ralign[i - 1] = j - 1
+            i -= 1
+    return herr, rerr, ralign
+
+
+@settings(max_examples=40, deadline=None)
+@given(pair=shifted_pairs())
+def test_the_record_after_each_shift_is_the_new_hypothesis_searched_anew_and_gives_its_alignment(pair):
+    """After a shift the taken candidate's searched columns become the record; nothing is
+    searched again. At every round the record is checked against a search of the current
+    hypothesis from its first column, and the alignment read from it against tercom's beam search
+    with backpointers written plainly (:func:`_beam_alignment`)."""
+    from metaeval.metrics import tercom
+
+    hyp, ref = pair
+    h, r = np.array(hyp, dtype=np.int64), np.array(ref, dtype=np.int64)
+    expected = tercom.pair_edits([h], [r])[0]
+    compiled = tercom._align_errors
+    rounds = []
+
+    def checked(seq, ref_ids, rec, rlo, rhi, state, herr, rerr, ralign):  # noqa: ANN001, ANN202
+        hl, rl = len(seq), len(ref_ids)
+        fresh = (np.empty_like(rec), np.empty_like(rlo), np.empty_like(rhi), np.empty_like(state))
+        unset = np.full(rl + 2, tercom._UNSET, np.int64)
+        tercom._search(seq, ref_ids, 0, unset, unset.copy(), hl + 1, *fresh, 0, *fresh, np.zeros(2, np.int64))
+        assert np.array_equal(rlo, fresh[1]) and np.array_equal(rhi, fresh[2]) and np.array_equal(state, fresh[3])
+        for j in range(hl + 1):
+            assert np.array_equal(rec[j, rlo[j]:rhi[j] + 1], fresh[0][j, rlo[j]:rhi[j] + 1])
+        compiled(seq, ref_ids, rec, rlo, rhi, state, herr, rerr, ralign)
+        assert (herr.tolist(), rerr.tolist(), ralign.tolist()) == _beam_alignment(seq.tolist(), ref_ids.tolist())
+        rounds.append(1)
+
+    tercom._align_errors = checked
+    try:
+        got = tercom._pair_edits.py_func(h, r, *_buffers(h, r), np.zeros(1, np.int64))
+    finally:
+        tercom._align_errors = compiled
+    assert got == expected and len(rounds) >= 1
