@@ -83,11 +83,12 @@ def _search(seq, ref, k, col, nxt, check_from, rec, rlo, rhi, state, med, out, o
     Columns before ``k`` are the recorded ones (``rec``: each column's final values, after its
     deletions, over rows ``rlo[j]..rhi[j]``; ``state[j]``: best substitution/match cost that
     reached it, first and last row to visit). Each column searched from ``k`` on is written the
-    same way into ``out``/``olo``/``ohi``/``ostate``. Once a column ``j >= check_from`` ends with the recorded
-    column's rows, entry state and values, each plus one ``delta`` (``seq`` equal to the
-    recorded hypothesis from ``check_from`` on), every later step repeats the recorded one plus
-    ``delta``: the search stops, ``res`` = ``(j, delta)`` and the cost is ``med + delta``
-    (``res[0] = -1`` if it ran to the end). ``col`` and ``nxt`` are left all ``_UNSET``.
+    same way into ``out``/``olo``/``ohi``/``ostate``. Once a column ``j >= check_from`` ends
+    with the recorded column's rows, entry state and values, each plus one ``delta`` (``seq``
+    equal to the recorded hypothesis from ``check_from`` on), every later step repeats the
+    recorded one plus ``delta``: the search stops, ``res`` = ``(j, delta)`` and the cost is
+    ``med + delta`` (``res[0] = -1`` if it ran to the end). ``col`` and ``nxt`` are left all
+    ``_UNSET``.
     """
     hl = seq.shape[0]
     rl = ref.shape[0]
@@ -129,6 +130,8 @@ def _search(seq, ref, k, col, nxt, check_from, rec, rlo, rhi, state, med, out, o
             if nxt[i] > c:
                 nxt[i] = c
             if i < rl:
+                # nxt[i + 1] is still unset here (rows run upwards), so tercom's match branch,
+                # which lowers the best cost even without writing, acts as substitution
                 d = s + (0 if ref[i] == t else 1)
                 nxt[i + 1] = d
                 if d < cur_best:
