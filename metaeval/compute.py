@@ -140,12 +140,61 @@ def _worker_init() -> None:
         pass
 
 
+#: In a worker of a local pool: the pool's shared flag, set while one of its workers has no
+#: task (:func:`claim_idle_worker`); None elsewhere.
+_POOL_IDLE: Any = None
+
+
+def claim_idle_worker() -> bool:
+    """In a worker of a local pool (:func:`process_pool`): True, once, when another worker of
+    the pool has nothing to do since a task ended, so that a long task may fork a helper onto
+    the idle core (:mod:`metaeval.segmenting`); the claim clears the flag, so one task takes it.
+    False elsewhere (this process, a cluster's worker) and while every worker has a task."""
+    flag = _POOL_IDLE
+    if flag is None or not flag.value:
+        return False
+    with flag.get_lock():
+        claimed, flag.value = bool(flag.value), 0
+    return claimed
+
+
 class _FrozenForkPool(cf.ProcessPoolExecutor):
     """A process pool whose workers are forked with this process's objects out of the cyclic
     garbage collector's reach (``gc.freeze`` around the fork, undone here after it): a worker's
     collections then never walk the objects it inherited, and so neither spend time on them nor
     write to (and copy) the pages it shares with this process. Where objects are frozen
-    already, they stay so, and nothing more is frozen."""
+    already, they stay so, and nothing more is frozen.
+
+    The pool counts its unfinished tasks, and keeps a flag shared with its workers set while
+    there are fewer than workers after a task ended (:func:`claim_idle_worker`).
+    """
+
+    def __init__(self, max_workers: int, mp_context: Any, initializer: Callable[[], None]) -> None:
+        super().__init__(max_workers=max_workers, mp_context=mp_context, initializer=initializer)
+        self._idle_flag = mp_context.Value("b", 0)
+        self._unfinished = 0
+
+    def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> cf.Future[_T]:
+        # Counted before it is queued, so that no worker can start it while the flag still says
+        # that a worker is idle.
+        with self._idle_flag.get_lock():
+            self._unfinished += 1
+            if self._unfinished >= self._max_workers:  # type: ignore[attr-defined]
+                self._idle_flag.value = 0
+        try:
+            future = super().submit(fn, *args, **kwargs)
+        except BaseException:
+            with self._idle_flag.get_lock():
+                self._unfinished -= 1
+            raise
+        future.add_done_callback(self._task_ended)
+        return future
+
+    def _task_ended(self, _future: cf.Future) -> None:
+        with self._idle_flag.get_lock():
+            self._unfinished -= 1
+            if self._unfinished < self._max_workers:  # type: ignore[attr-defined]
+                self._idle_flag.value = 1
 
     def _launch_processes(self) -> None:
         # A worker starts with SIGINT and SIGTERM blocked until _worker_init has set its own
@@ -162,9 +211,12 @@ class _FrozenForkPool(cf.ProcessPoolExecutor):
         freezing = not gc.get_freeze_count()
         if freezing:
             gc.freeze()
+        global _POOL_IDLE
+        before, _POOL_IDLE = _POOL_IDLE, self._idle_flag  # inherited by the workers forked now
         try:
             super()._launch_processes()  # type: ignore[misc]
         finally:
+            _POOL_IDLE = before
             if freezing:
                 gc.unfreeze()
 
@@ -241,4 +293,4 @@ def _dask_client(scheduler: str):  # noqa: ANN202
         client.close()
 
 
-__all__ = ["GC_THRESHOLD", "fewer_collections", "local_jobs", "one_blas_thread", "process_pool", "stop_pool", "usable_cpus", "with_one_blas_thread", "workers"]
+__all__ = ["GC_THRESHOLD", "claim_idle_worker", "fewer_collections", "local_jobs", "one_blas_thread", "process_pool", "stop_pool", "usable_cpus", "with_one_blas_thread", "workers"]

@@ -17,7 +17,10 @@ gives the tokens, so that segmentation overlaps with scoring. Where the chunks r
   about 290 MB once loaded) instead of loading one each, and drops the model when the task is done, unless
   asked to keep it (``keep_model``: a study's later datasets use it again). Every
   segmenter is started at once, so a slow model loads and segments while this process scores
-  the segmenters already done;
+  the segmenters already done. A task given one process (``parts == 1``: the pool is shared
+  with other segmentations) forks one helper for the back half of its remaining texts once
+  another worker of the pool has run out of tasks (:func:`segment_with_helper`), so that the
+  slowest model does not leave that core idle at the end;
 - with ``jobs > 1`` and no pool (:func:`segment_texts`), the model is loaded here first and
   worker processes are forked from this process for the rest;
 - otherwise, here, when the result is asked for.
@@ -122,7 +125,8 @@ def _segment_task(key: str, spec: "str | Shipped | None", texts: Sequence[str], 
         # for later tasks, the worker goes on to score without it, so its memory (pkuseg's is
         # about 290 MB) is given back now.
         try:
-            return seg.signature(), interned(segment_texts(seg, None, texts, jobs=parts))
+            tokens = segment_texts(seg, None, texts, jobs=parts) if parts > 1 else segment_with_helper(seg, key, texts)
+            return seg.signature(), interned(tokens)
         finally:
             if not keep:
                 release = getattr(_WORKER_SEGMENTERS.pop(key), "release", None)
@@ -131,6 +135,53 @@ def _segment_task(key: str, spec: "str | Shipped | None", texts: Sequence[str], 
                 del seg
                 gc.collect()
     return seg.signature(), interned(seg.segment_many(list(texts)))
+
+
+#: Texts a pool worker segments between two looks at whether another worker is idle.
+HELPER_BATCH = 64
+
+
+def segment_with_helper(seg: Any, key: str, texts: Sequence[str]) -> list[list[str]]:
+    """Tokens of ``texts``, segmented here in batches of :data:`HELPER_BATCH`. Between two
+    batches, once another worker of this process's pool has nothing left to do
+    (:func:`metaeval.compute.claim_idle_worker`) and the rest is projected to take at least
+    :data:`MIN_PARALLEL_SECONDS` here (:func:`projected_seconds`), the back half of the rest goes
+    to a process forked from this one, which shares the loaded model, while this one segments
+    the front half; once per call. The tokens do not depend on whether or where the texts were
+    split."""
+    from metaeval.compute import claim_idle_worker
+
+    out: list[list[str]] = []
+    for start in range(0, len(texts), HELPER_BATCH):
+        if start == HELPER_BATCH:  # timed from here: the first batch may have loaded the model
+            wall, cpu = time.perf_counter(), time.process_time()
+        elif start > HELPER_BATCH:
+            scale = (len(texts) - start) / (start - HELPER_BATCH)
+            if projected_seconds(time.perf_counter() - wall, time.process_time() - cpu, scale) >= MIN_PARALLEL_SECONDS \
+                    and claim_idle_worker():
+                front, back = split(texts[start:], 2)
+                return out + _segment_beside(seg, key, front, [back])
+        out += [list(t) for t in seg.segment_many(texts[start : start + HELPER_BATCH])]
+    return out
+
+
+def _segment_beside(seg: Any, key: str, here: Sequence[str], chunks: Sequence[Sequence[str]]) -> list[list[str]]:
+    """Tokens of ``here``, segmented in this process, then of each of ``chunks``, segmented
+    meanwhile in processes forked from this one, which find ``seg`` under ``key`` and so share
+    its loaded model (copy on write) instead of loading one each."""
+    inserted = key not in _WORKER_SEGMENTERS
+    _WORKER_SEGMENTERS[key] = seg
+    # The pool forks with this process's objects out of the forks' collections (the model's
+    # included), unless some are frozen already (in a worker: those it inherited), which are
+    # left so: unfreezing here would give them back to this process's collector.
+    try:
+        with process_pool(max(1, len(chunks))) as pool:
+            futures = [pool.submit(_segment_task, key, None, chunk) for chunk in chunks]
+            out = [list(t) for t in seg.segment_many(here)]
+            return out + _joined(seg.signature(), futures)
+    finally:
+        if inserted:
+            _WORKER_SEGMENTERS.pop(key, None)
 
 
 def interned(segmentations: Sequence[Sequence[str]]) -> list[list[str]]:
@@ -245,20 +296,7 @@ def segment_texts(seg: Any, spec: str | None, texts: Sequence[str], *, jobs: int
     if projected < MIN_PARALLEL_SECONDS:
         return head + [list(t) for t in seg.segment_many(rest)]
     chunks = split(rest, jobs)
-    inserted = signature not in _WORKER_SEGMENTERS
-    _WORKER_SEGMENTERS[signature] = seg
-    # The loaded model's objects are kept out of the collector while the workers run, so that
-    # collections in the forks do not write to (and copy) the pages they share with this process.
-    gc.freeze()
-    try:
-        with process_pool(len(chunks) - 1 or 1) as pool:
-            futures = [pool.submit(_segment_task, signature, None, chunk) for chunk in chunks[1:]]
-            out = head + [list(t) for t in seg.segment_many(chunks[0])] + _joined(signature, futures)
-    finally:
-        gc.unfreeze()
-        if inserted:
-            _WORKER_SEGMENTERS.pop(signature, None)
-    return out
+    return head + _segment_beside(seg, signature, chunks[0], chunks[1:])
 
 
 def projected_seconds(wall: float, cpu: float, scale: float) -> float:
@@ -282,4 +320,4 @@ def _workers(executor: cf.Executor, jobs: int) -> int:
     return max(1, int(count or jobs or 1))
 
 
-__all__ = ["DEFAULT_SEGMENTERS", "FALLBACK_SEGMENTERS", "Pending", "default_segmenters", "Shipped", "get_segmenter", "interned", "projected_seconds", "segment_texts", "split", "start", "worker_spec"]
+__all__ = ["DEFAULT_SEGMENTERS", "FALLBACK_SEGMENTERS", "Pending", "default_segmenters", "Shipped", "get_segmenter", "interned", "projected_seconds", "segment_texts", "segment_with_helper", "split", "start", "worker_spec"]

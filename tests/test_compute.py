@@ -172,3 +172,36 @@ def test_workers_start_with_stop_signals_blocked_and_run_with_them_unblocked():
     assert seen and {signal.SIGINT, signal.SIGTERM} <= seen[0]
     assert not {signal.SIGINT, signal.SIGTERM} & in_worker
     assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == before
+
+
+def _claims_within(seconds: float) -> tuple[bool, bool]:
+    """In a worker: whether a claim of an idle worker succeeds within ``seconds``, and whether
+    a second claim right after it does too."""
+    import time
+
+    from metaeval.compute import claim_idle_worker
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if claim_idle_worker():
+            return True, claim_idle_worker()
+        time.sleep(0.005)
+    return False, False
+
+
+def test_a_worker_claims_once_the_core_another_worker_left_idle():
+    import time
+
+    from metaeval.compute import claim_idle_worker
+
+    assert not claim_idle_worker()  # not in a pool's worker
+    with process_pool(2) as pool:
+        # alone in the pool from the start, but no task has ended: nobody ran out of work
+        assert pool.submit(_claims_within, 0.3).result() == (False, False)
+        # the task before has ended, with none left beside it: the other worker is idle, once
+        waiting = pool.submit(_claims_within, 20.0)
+        assert waiting.result() == (True, False)
+        # a task ended, but two are unfinished on two workers: no core is idle
+        sleeper = pool.submit(time.sleep, 2.0)
+        assert pool.submit(_claims_within, 0.5).result() == (False, False)
+        sleeper.result()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import gc
 import json
 import multiprocessing
 import os
@@ -56,6 +57,77 @@ def test_forked_segmentation_equals_serial(small_corpus, monkeypatch):
     serial = [list(t) for t in segmenters.get("jieba").segment_many(texts)]
     assert segmenting.segment_texts(seg, "jieba", texts, jobs=3) == serial
     assert forked == [2]  # this process took the first chunk, two forked workers the others
+
+
+class _PidSegmenter:
+    """Each text's tokens are the text and the id of the process that segmented it, after a
+    pause of ``pause`` seconds per text (a slow model)."""
+
+    def __init__(self, pause: float = 0.0) -> None:
+        self.pause = pause
+
+    def signature(self) -> str:
+        return "pid|test"
+
+    def segment_many(self, texts):  # noqa: ANN001, ANN201
+        import time
+
+        time.sleep(self.pause * len(texts))
+        return [[text, str(os.getpid())] for text in texts]
+
+
+def _segmented_by(tokens: list[list[str]]) -> list[str]:
+    """The process ids in :class:`_PidSegmenter`'s tokens, each once, in order."""
+    return list(dict.fromkeys(pid for _, pid in tokens))
+
+
+def test_a_segmentation_forks_a_helper_for_the_back_half_once_a_worker_is_idle(monkeypatch):
+    from metaeval import compute
+
+    monkeypatch.setattr(segmenting, "HELPER_BATCH", 4)
+    monkeypatch.setattr(segmenting, "MIN_PARALLEL_SECONDS", 0.0)
+    texts = [f"text {i}" for i in range(30)]
+    idle = multiprocessing.get_context("fork").Value("b", 1)
+    monkeypatch.setattr(compute, "_POOL_IDLE", idle)
+    inherited = ["an object this process holds"]
+    gc.freeze()  # as in a pool's worker, which inherits its parent's objects frozen
+    try:
+        tokens = segmenting.segment_with_helper(_PidSegmenter(), "pid|test", texts)
+        # what was frozen stays so (frozen objects are not among the collector's)
+        assert not any(o is inherited for o in gc.get_objects())
+    finally:
+        gc.unfreeze()
+    assert any(o is inherited for o in gc.get_objects())
+    assert [text for text, _ in tokens] == texts and idle.value == 0  # claimed
+    # two batches here, then the 22 texts left split 11 + 11: the back half in another process
+    assert [pid for _, pid in tokens[:19]] == [str(os.getpid())] * 19
+    assert len(set(pid for _, pid in tokens[19:])) == 1 and tokens[19][1] != str(os.getpid())
+    assert "pid|test" not in segmenting._WORKER_SEGMENTERS
+    # no idle worker, or a rest projected too short to be worth a fork: all here, flag untouched
+    idle.value = 0
+    assert _segmented_by(segmenting.segment_with_helper(_PidSegmenter(), "pid|test", texts)) == [str(os.getpid())]
+    idle.value = 1
+    monkeypatch.setattr(segmenting, "MIN_PARALLEL_SECONDS", 60.0)
+    assert _segmented_by(segmenting.segment_with_helper(_PidSegmenter(), "pid|test", texts)) == [str(os.getpid())]
+    assert idle.value == 1
+
+
+def test_a_pool_task_splits_its_texts_when_the_other_worker_runs_out_of_work(monkeypatch):
+    """A segmentation given one process of a local pool (the pool shared by several), as in
+    ``score_corpus``: once the pool's other task ends, the rest is shared with a fork."""
+    from metaeval.compute import process_pool
+
+    monkeypatch.setattr(segmenting, "HELPER_BATCH", 8)
+    monkeypatch.setattr(segmenting, "MIN_PARALLEL_SECONDS", 0.0)
+    monkeypatch.setitem(segmenting._WORKER_SEGMENTERS, "pid|test", _PidSegmenter(pause=0.005))
+    texts = [f"text {i}" for i in range(400)]
+    with process_pool(2) as pool:
+        task = pool.submit(segmenting._segment_task, "pid|test", None, texts, 1, True)
+        pool.submit(int, 0).result()  # the other worker's only task: then it is idle
+        signature, tokens = task.result()
+    assert signature == "pid|test" and [text for text, _ in tokens] == texts
+    worker, helper = _segmented_by(tokens)  # the task's worker first, then its helper to the end
+    assert worker != str(os.getpid()) and tokens[-1][1] == helper
 
 
 def test_a_worker_with_another_segmenter_is_refused():
