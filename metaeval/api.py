@@ -502,7 +502,6 @@ def run(
         ``study.write(folder)`` what ``--out`` writes.
     """
     from metaeval.answer import answer, granularity_free
-    from metaeval.stats.correlations import load_scipy_stats
     from metaeval.stats.evaluate import tie_free_references
     from metaeval.stats.human import resolve_kinds
     from metaeval.subsets import corpus_subsets, unit_sizes, with_subsets
@@ -535,7 +534,7 @@ def run(
     mets = list(metrics) if metrics else list(DEFAULT_METRICS)
     scored = score_corpus(corpus_obj, segs, mets, executor=executor, jobs=jobs, progress=progress,
                           cache=segmentation_cache if segmentation_cache is not None else cache_dir, store=cache_dir,
-                          keep_models=keep_models, prepare_workers=load_scipy_stats)
+                          keep_models=keep_models)
     n = chosen.n_bootstrap
     options: dict[str, Any] = dict(clusters=n > 0, dataset=corpus_obj.name, progress=progress, executor=executor, return_samples=True)
     doc_of = dict(zip(corpus_obj.seg_ids, corpus_obj.doc_ids)) if doc_level else None

@@ -17,7 +17,7 @@ import concurrent.futures as cf
 import functools
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -221,7 +221,6 @@ def score_corpus(
     cache=None,  # noqa: ANN001 - a SegmentationCache, or a folder for one
     store=None,  # noqa: ANN001 - a metaeval.store.Store, or a folder for one
     keep_models: bool = False,
-    prepare_workers: Callable[[], Any] | None = None,
 ) -> ScoreResult:
     """Score every system of ``corpus`` with every (segmenter, metric) pair.
 
@@ -240,9 +239,6 @@ def score_corpus(
     hash: a segmenter whose statistics are all stored is not even run. ``keep_models``: the
     workers of a local pool keep the segmentation models they load, for later runs on the same
     pool (a study's datasets); by default they drop them and score with less memory.
-    ``prepare_workers``: sent once per worker of a local pool when its scoring chunks are done,
-    so that what the caller's next tasks need first (the statistics' imports) is done while
-    this process assembles and stores the statistics, with the workers idle.
     """
     from metaeval.store import as_store
 
@@ -394,11 +390,6 @@ def score_corpus(
     for future in cf.as_completed(list(pending)):
         k, group, args = pending[future]
         collect(k, future.result(), pairs=len(args[3]))
-    if prepare_workers is not None and pending and isinstance(executor, cf.ProcessPoolExecutor):
-        # Not waited for: the next tasks queue behind them, and a worker that got two has the
-        # second's imports done already.
-        for _ in range(segmenting._workers(executor, jobs)):
-            executor.submit(prepare_workers)
 
     for k in range(len(segs)):
         for m in range(len(choices)):

@@ -183,33 +183,6 @@ def test_a_pool_prepares_the_references_of_a_whole_metric_once_per_segmenter(sma
         assert a.stats.tobytes() == b.stats.tobytes(), (a.metric, a.segmenter)
 
 
-def _note_prepared(folder: str) -> None:
-    """In a worker: leave a file in ``folder``, one per call."""
-    import uuid
-
-    (Path(folder) / f"{os.getpid()}-{uuid.uuid4().hex}").touch()
-
-
-def test_workers_are_prepared_for_the_next_tasks_once_the_scoring_is_done(small_corpus, tmp_path):
-    import functools
-
-    corpus = small_corpus.subset(seg_ids=small_corpus.seg_ids[:10])
-    prepare = functools.partial(_note_prepared, str(tmp_path / "prepared"))
-    (tmp_path / "prepared").mkdir()
-    with cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
-        score_corpus(corpus, ["char", "jieba"], ["bleu"], executor=pool, jobs=2, store=tmp_path / "store",
-                     prepare_workers=prepare)
-    assert len(list((tmp_path / "prepared").iterdir())) == 2  # one task per worker
-    # nothing scored on workers (every statistic stored), or no workers: nothing sent
-    for folder in ("stored", "here"):
-        (tmp_path / folder).mkdir()
-    with cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
-        score_corpus(corpus, ["char", "jieba"], ["bleu"], executor=pool, jobs=2, store=tmp_path / "store",
-                     prepare_workers=functools.partial(_note_prepared, str(tmp_path / "stored")))
-    score_corpus(corpus, ["char"], ["bleu"], prepare_workers=functools.partial(_note_prepared, str(tmp_path / "here")))
-    assert not any((tmp_path / "stored").iterdir()) and not any((tmp_path / "here").iterdir())
-
-
 class _RecordingPool(cf.ProcessPoolExecutor):
     """A forked pool that records its first task in ``EVENTS``."""
 

@@ -41,13 +41,6 @@ def _unit_scaled(v: np.ndarray) -> np.ndarray:
     return v / top if top > 0 else v
 
 
-def load_scipy_stats() -> None:
-    """Import scipy.stats, which :func:`correlate_vectors` imports when first called (0.4
-    CPU-s), ahead of it: a worker of a local pool that is idle before its first statistics
-    task (``score_corpus``'s ``prepare_workers``) then does not spend that time inside it."""
-    import scipy.stats  # noqa: F401
-
-
 def correlate_vectors(x: np.ndarray, y: np.ndarray, method: str) -> Correlation:
     """Correlation of two vectors through scipy.stats (``pearsonr``, ``spearmanr``,
     ``kendalltau(variant='b')``); pairs with a NaN on either side are dropped first."""
