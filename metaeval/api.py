@@ -514,10 +514,6 @@ def run(
     if name is not None and not name.strip():
         raise UsageError("run: --name must not be empty (it labels the dataset in every table)")
     corpus_obj, found = _as_corpus(corpus, missing=missing)
-    if not segmenters:  # the language's defaults: their files are hashed while the judgments are read
-        from metaeval.segmenters import prefetch_signatures
-
-        prefetch_signatures(default_segmenters(corpus_obj.target_lang))
     if name is not None:
         corpus_obj = dataclasses.replace(corpus_obj, name=name)
     if judgments is not None or human_sys is not None:

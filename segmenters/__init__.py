@@ -16,7 +16,7 @@ segmenter accepts the normalisation options ``nfkc``, ``halfwidth`` and ``lowerc
 from __future__ import annotations
 
 from metaeval.segmenters.base import Normalization, Segmenter, SegmenterLike
-from metaeval.segmenters.registry import ENTRY_POINT_GROUP, SegmenterInfo, available, check, get, info, learns_from_text, parse_spec, prefetch_signatures, register, trains_on_text
+from metaeval.segmenters.registry import ENTRY_POINT_GROUP, SegmenterInfo, available, check, get, info, learns_from_text, parse_spec, register, trains_on_text
 
 # Built-ins register themselves on import; their third-party packages load lazily.
 from metaeval.segmenters import simple, cjk, jieba_adapter, pkuseg_adapter, mecab_adapter, optional  # noqa: E402,F401,I001
@@ -36,7 +36,6 @@ __all__ = [
     "info",
     "learns_from_text",
     "parse_spec",
-    "prefetch_signatures",
     "register",
     "trains_on_text",
 ]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import metadata
 import os
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Sequence, TypeVar
 
 from metaeval.errors import MetaevalError, MissingDependencyError, PluginError, UsageError, unknown_name
 from metaeval.segmenters.base import SegmenterLike
@@ -181,27 +181,6 @@ def learns_from_text(spec: str) -> bool:
     if not isinstance(spec, str):
         raise UsageError(f"segmenter name must be a string, got {spec!r}")
     return trains_on_text(_factory(parse_spec(spec)[0]))
-
-
-def prefetch_signatures(specs: Iterable[Any]) -> None:
-    """Start hashing, in a background thread, the files that the signatures of the built-in
-    segmenters named in ``specs`` identify (:func:`metaeval.segmenters._deps.prefetch`), so
-    that a run reads its data meanwhile. Other specs (objects, plug-ins, unknown names) are
-    left alone: they are checked and described where they are used."""
-    from metaeval.segmenters._deps import prefetch
-
-    describes = []
-    for spec in specs:
-        if not isinstance(spec, str):
-            continue
-        try:
-            factory = _REGISTRY.get(parse_spec(spec)[0])
-        except UsageError:
-            continue
-        describe = getattr(factory, "describe", None) if _is_builtin(factory) else None
-        if callable(describe):
-            describes.append(describe)
-    prefetch(describes)
 
 
 def check(spec: str) -> None:

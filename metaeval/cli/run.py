@@ -14,9 +14,6 @@ from metaeval.cli.options import add_comparison_options, add_statistics_options,
 
 def cmd_run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)  # names and values checked first, before anything heavy is imported
-    from metaeval.segmenters import prefetch_signatures
-
-    prefetch_signatures(args.segmenter or ())  # their model files are hashed while the rest is imported
     from metaeval.api import check_names, run
     from metaeval.compute import workers
 
