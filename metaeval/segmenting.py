@@ -139,17 +139,13 @@ def _segment_task(key: str, spec: "str | Shipped | None", texts: Sequence[str], 
 
 #: Texts a pool worker segments between two looks at whether another worker is idle.
 HELPER_BATCH = 64
-#: A helper pays once the rest is projected to take this long here: it shares the loaded model
-#: and forks in about 0.03 s, against the pool's fresh workers of :data:`MIN_PARALLEL_SECONDS`
-#: (pkuseg's last 250 texts, 0.19 s alone: 0.13 s with a helper).
-HELPER_MIN_SECONDS = 0.15
 
 
 def segment_with_helper(seg: Any, key: str, texts: Sequence[str]) -> list[list[str]]:
     """Tokens of ``texts``, segmented here in batches of :data:`HELPER_BATCH`. Between two
     batches, once another worker of this process's pool has nothing left to do
     (:func:`metaeval.compute.claim_idle_worker`) and the rest is projected to take at least
-    :data:`HELPER_MIN_SECONDS` here (:func:`projected_seconds`), the back half of the rest goes
+    :data:`MIN_PARALLEL_SECONDS` here (:func:`projected_seconds`), the back half of the rest goes
     to a process forked from this one, which shares the loaded model, while this one segments
     the front half; once per call. The tokens do not depend on whether or where the texts were
     split."""
@@ -161,7 +157,7 @@ def segment_with_helper(seg: Any, key: str, texts: Sequence[str]) -> list[list[s
             wall, cpu = time.perf_counter(), time.process_time()
         elif start > HELPER_BATCH:
             scale = (len(texts) - start) / (start - HELPER_BATCH)
-            if projected_seconds(time.perf_counter() - wall, time.process_time() - cpu, scale) >= HELPER_MIN_SECONDS \
+            if projected_seconds(time.perf_counter() - wall, time.process_time() - cpu, scale) >= MIN_PARALLEL_SECONDS \
                     and claim_idle_worker():
                 front, back = split(texts[start:], 2)
                 return out + _segment_beside(seg, key, front, [back])

@@ -85,7 +85,7 @@ def test_a_segmentation_forks_a_helper_for_the_back_half_once_a_worker_is_idle(m
     from metaeval import compute
 
     monkeypatch.setattr(segmenting, "HELPER_BATCH", 4)
-    monkeypatch.setattr(segmenting, "HELPER_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(segmenting, "MIN_PARALLEL_SECONDS", 0.0)
     texts = [f"text {i}" for i in range(30)]
     idle = multiprocessing.get_context("fork").Value("b", 1)
     monkeypatch.setattr(compute, "_POOL_IDLE", idle)
@@ -107,7 +107,7 @@ def test_a_segmentation_forks_a_helper_for_the_back_half_once_a_worker_is_idle(m
     idle.value = 0
     assert _segmented_by(segmenting.segment_with_helper(_PidSegmenter(), "pid|test", texts)) == [str(os.getpid())]
     idle.value = 1
-    monkeypatch.setattr(segmenting, "HELPER_MIN_SECONDS", 60.0)
+    monkeypatch.setattr(segmenting, "MIN_PARALLEL_SECONDS", 60.0)
     assert _segmented_by(segmenting.segment_with_helper(_PidSegmenter(), "pid|test", texts)) == [str(os.getpid())]
     assert idle.value == 1
 
@@ -118,7 +118,7 @@ def test_a_pool_task_splits_its_texts_when_the_other_worker_runs_out_of_work(mon
     from metaeval.compute import process_pool
 
     monkeypatch.setattr(segmenting, "HELPER_BATCH", 8)
-    monkeypatch.setattr(segmenting, "HELPER_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(segmenting, "MIN_PARALLEL_SECONDS", 0.0)
     monkeypatch.setitem(segmenting._WORKER_SEGMENTERS, "pid|test", _PidSegmenter(pause=0.005))
     texts = [f"text {i}" for i in range(400)]
     with process_pool(2) as pool:
