@@ -31,7 +31,6 @@ from metaeval.scoretable import ConfigScores
 from metaeval.scoring import LEVELS, ScoreResult, score_corpus
 from metaeval.segmenting import DEFAULT_SEGMENTERS, default_segmenters
 from metaeval.stats.settings import PORTED_OPTIONS, Settings
-from metaeval.store import writes_held
 from metaeval.subsets import evaluate_by, read_subsets
 from metaeval.versions import package_versions
 
@@ -533,6 +532,9 @@ def run(
     subsets = corpus_subsets(corpus, corpus_obj, by, docs)  # a wrong column fails here, before any segmentation
     segs = list(segmenters) if segmenters else list(default_segmenters(corpus_obj.target_lang))
     mets = list(metrics) if metrics else list(DEFAULT_METRICS)
+    scored = score_corpus(corpus_obj, segs, mets, executor=executor, jobs=jobs, progress=progress,
+                          cache=segmentation_cache if segmentation_cache is not None else cache_dir, store=cache_dir,
+                          keep_models=keep_models)
     n = chosen.n_bootstrap
     options: dict[str, Any] = dict(clusters=n > 0, dataset=corpus_obj.name, progress=progress, executor=executor, return_samples=True)
     doc_of = dict(zip(corpus_obj.seg_ids, corpus_obj.doc_ids)) if doc_level else None
@@ -546,12 +548,7 @@ def run(
         docs_found, docs_samples = evaluate_documents(configs, judged, doc_of, present, chosen, **options)
         return pd.concat([found, docs_found], ignore_index=True), np.concatenate([found_samples, docs_samples])
 
-    # The scores a worker pool computed are written to the store while it computes the statistics.
-    with writes_held():
-        scored = score_corpus(corpus_obj, segs, mets, executor=executor, jobs=jobs, progress=progress,
-                              cache=segmentation_cache if segmentation_cache is not None else cache_dir, store=cache_dir,
-                              keep_models=keep_models)
-        results, samples = evaluate_one(scored.configs, human, kinds)
+    results, samples = evaluate_one(scored.configs, human, kinds)
     if subsets is not None:
         results, samples = with_subsets(subsets, scored.configs, human, kinds, evaluate_one, results, samples)
     signature = {

@@ -73,7 +73,7 @@ class StatsStore:
         kept in the store (once) for runs that will not segment them."""
         counts = np.array([sum(len(t) for ref in tokens for seg in ref for t in seg), sum(len(seg) for ref in tokens for seg in ref)])
         key = self._measure_key(seg_signature)
-        if self.store is not None and not self.store.has("stats", key):
+        if self.store is not None and not self.store.path("stats", key).exists():
             self.store.put("stats", key, {"stats": counts.astype(np.float64)})
         return _ratio(counts)
 

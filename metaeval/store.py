@@ -16,16 +16,14 @@ and an interrupted run leaves only complete entries behind. No pickles are read 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import json
 import os
 import tempfile
 import zipfile
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -90,10 +88,6 @@ class Store:
     def get(self, kind: str, key: str) -> dict[str, Any] | None:
         """The arrays of the entry (plus ``"meta"``: its metadata), or None when absent or invalid."""
         path = self.path(kind, key)
-        held = _HELD.entries.get(path) if _HELD is not None else None
-        if held is not None:
-            self.hits += 1
-            return {**{name: a.copy() for name, a in held[3].items()}, "meta": json.loads(json.dumps(held[4]))}
         if not os.path.lexists(path):
             self.misses += 1
             return None
@@ -131,31 +125,15 @@ class Store:
             return None
         return {**arrays, "meta": header.get("meta", {})}
 
-    def has(self, kind: str, key: str) -> bool:
-        """Whether an entry (possibly invalid, see :meth:`get`) is there for ``key``, written or held."""
-        path = self.path(kind, key)
-        return (_HELD is not None and path in _HELD.entries) or path.exists()
-
     def put(self, kind: str, key: str, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any] | None = None) -> None:
-        """Write the entry atomically (replacing any earlier one); inside :func:`writes_held`,
-        keep it in memory until :func:`write_held` writes it."""
+        """Write the entry atomically (replacing any earlier one)."""
         arrays = {name: np.ascontiguousarray(a) for name, a in arrays.items()}
         if _HEADER in arrays or "meta" in arrays:
             raise ValueError(f"array names {_HEADER!r} and 'meta' are reserved")
         header: dict[str, Any] = {"format": FORMAT, "kind": kind, "key": key, "meta": dict(meta or {})}
-        text = json.dumps(header, sort_keys=True, ensure_ascii=True)  # a meta JSON cannot hold fails here, not later
-        path = self.path(kind, key)
-        if _HELD is not None and _HELD.pid == os.getpid():
-            # copies: the caller may change its arrays before the entry is written
-            held = {name: a.copy() for name, a in arrays.items()}
-            _HELD.entries[path] = (self, kind, key, held, json.loads(text)["meta"])
-            return
-        self._write(path, header, arrays)
-
-    @staticmethod
-    def _write(path: Path, header: dict[str, Any], arrays: Mapping[str, np.ndarray]) -> None:
         header["sha256"] = _payload_digest(header, arrays)
         raw = np.frombuffer(json.dumps(header, sort_keys=True, ensure_ascii=True).encode("ascii"), dtype=np.uint8)
+        path = self.path(kind, key)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".entry-", suffix=".tmp", dir=path.parent)
         try:
@@ -168,57 +146,6 @@ class Store:
             raise
 
 
-@dataclass
-class _Held:
-    """Entries put inside :func:`writes_held` by process ``pid``, by file, in the order put."""
-
-    pid: int
-    entries: dict[Path, tuple[Store, str, str, dict[str, np.ndarray], dict[str, Any]]] = field(default_factory=dict)
-
-
-_HELD: _Held | None = None
-
-
-@contextlib.contextmanager
-def writes_held() -> Iterator[None]:
-    """A block in which :meth:`Store.put` keeps its entries in memory, where :meth:`Store.get`
-    and :meth:`Store.has` find them, until :func:`write_held` writes them, at the latest when
-    the block ends (also when it ends by an error). A run holds the per-segment statistics it
-    has scored and writes them while its workers compute the statistics, instead of before it
-    sends them out (about 0.15 s for the 292 entries of WMT24 en-zh at four granularities).
-    Processes forked inside the block write what they put at once. Nested blocks are one."""
-    global _HELD
-    if _HELD is not None:
-        yield
-        return
-    _HELD = _Held(os.getpid())
-    try:
-        yield
-    except BaseException:
-        try:
-            write_held()
-        except OSError:
-            pass  # the error that ended the block is the one to report
-        raise
-    else:
-        write_held()
-    finally:
-        _HELD = None
-
-
-def write_held() -> None:
-    """Write the entries held by :func:`writes_held` in this process now, in the order put
-    (nothing to do outside such a block)."""
-    held = _HELD
-    if held is None or held.pid != os.getpid():
-        return
-    while held.entries:
-        path = next(iter(held.entries))
-        store, kind, key, arrays, meta = held.entries[path]
-        store._write(path, {"format": FORMAT, "kind": kind, "key": key, "meta": meta}, arrays)
-        del held.entries[path]
-
-
 def as_store(store: "Store | str | os.PathLike[str] | None") -> Store | None:
     """A :class:`Store` from a folder path (None stays None)."""
     if store is None or isinstance(store, Store):
@@ -226,5 +153,4 @@ def as_store(store: "Store | str | os.PathLike[str] | None") -> Store | None:
     return Store(store)
 
 
-__all__ = ["FORMAT", "Store", "as_store", "key_digest", "reference_sets_digest", "references_digest", "text_digest", "write_held",
-           "writes_held"]
+__all__ = ["FORMAT", "Store", "as_store", "key_digest", "reference_sets_digest", "references_digest", "text_digest"]

@@ -359,39 +359,3 @@ def test_jobs_1_and_2_write_identical_json_with_every_default_metric(tmp_path, c
     rows = json.loads(outputs["1"][0])
     assert len({row["metric"] for row in rows}) == len(DEFAULT_METRICS)
     assert {row["segmenter"] for row in rows} == set(default_segmenters("zh"))
-
-
-def test_a_run_writes_its_scores_to_the_store_while_the_workers_compute_the_statistics(tmp_path):
-    """The per-segment statistics a run scores are held until its statistics tasks are out,
-    then written before it waits for them: none is on disk when the first task is submitted,
-    all are when its result is first asked for, and a second run reads them all back."""
-    from metaeval import api
-    from tests.test_cli import small_corpus
-
-    corpus, cache = small_corpus(tmp_path), tmp_path / "cache"
-    on_disk: dict[str, list[int]] = {"submitted": [], "waited": []}
-
-    def entries() -> int:
-        return len(list((cache / "stats").rglob("*.npz")))
-
-    class Watching(cf.ThreadPoolExecutor):
-        def submit(self, fn, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
-            future = super().submit(fn, *args, **kwargs)
-            if getattr(fn, "__name__", "") == "_items_task":
-                on_disk["submitted"].append(entries())
-                result = future.result
-
-                def waited(timeout=None):  # noqa: ANN001, ANN202
-                    on_disk["waited"].append(entries())
-                    return result(timeout)
-
-                future.result = waited  # type: ignore[method-assign]
-            return future
-
-    with Watching(2) as executor:
-        api.run(corpus, ["char", "cjk-char"], ["bleu", "chrf"], executor=executor, jobs=2, cache_dir=cache, bootstrap=20)
-    scored = 2 * 2 * 4  # (segmenter, metric, system)
-    assert on_disk["submitted"] and on_disk["submitted"][0] == 0
-    assert on_disk["waited"][0] >= scored
-    again = api.run(corpus, ["char", "cjk-char"], ["bleu", "chrf"], cache_dir=cache, bootstrap=20)
-    assert again.results is not None and entries() == on_disk["waited"][-1]

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from metaeval.store import Store, text_digest, write_held, writes_held
+from metaeval.store import Store, text_digest
 
 
 def _rewrite(path, mutate) -> None:  # noqa: ANN001
@@ -106,76 +106,6 @@ def test_a_failed_write_leaves_neither_entry_nor_temporary_file(tmp_path, monkey
         store.put("stats", "k", {"stats": np.zeros(3)})
     folder = store.path("stats", "k").parent
     assert list(folder.iterdir()) == []
-
-
-def test_held_entries_are_read_from_memory_and_written_byte_for_byte_as_at_once(tmp_path):
-    arrays = {"stats": np.arange(6.0).reshape(2, 3), "lengths": np.array([3, 4], dtype=np.int32)}
-    meta = {"metric": "bleu", "orders": (1, 2)}  # a tuple, which JSON gives back as a list
-    Store(tmp_path / "now").put("stats", "k", arrays, meta)
-    later = Store(tmp_path / "later")
-    with writes_held():
-        later.put("stats", "k", arrays, meta)
-        arrays["stats"][0, 0] = 99.0  # the caller's array changes after the put: the entry does not
-        path = later.path("stats", "k")
-        assert not path.exists() and later.has("stats", "k") and not later.has("stats", "other")
-        got = later.get("stats", "k")
-        assert got["stats"][0, 0] == 0.0 and got["lengths"].dtype == np.int32
-        assert got["meta"] == {"metric": "bleu", "orders": [1, 2]}
-        write_held()
-        assert path.exists()
-    now = (tmp_path / "now" / path.relative_to(tmp_path / "later")).read_bytes()
-    assert path.read_bytes() == now
-    reread = Store(tmp_path / "later").get("stats", "k")
-    assert reread["meta"] == got["meta"] and np.array_equal(reread["stats"], got["stats"])
-
-
-def test_held_entries_are_written_when_the_block_ends_even_by_an_error(tmp_path):
-    store = Store(tmp_path)
-    with pytest.raises(KeyError, match="what went wrong"):
-        with writes_held():
-            store.put("stats", "k", {"stats": np.zeros(3)})
-            with writes_held():  # an inner block is the outer one
-                store.put("stats", "j", {"stats": np.ones(3)})
-            assert not store.path("stats", "j").exists()
-            raise KeyError("what went wrong")
-    assert store.path("stats", "k").exists() and store.path("stats", "j").exists()
-    store.put("stats", "i", {"stats": np.zeros(1)})  # outside a block: written at once
-    assert store.path("stats", "i").exists()
-
-
-def test_a_held_write_that_fails_does_not_hide_the_error_that_ended_the_block(tmp_path, monkeypatch):
-    store = Store(tmp_path)
-
-    def fail(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        raise OSError(28, "No space left on device")
-
-    with pytest.raises(KeyError, match="the first error"):
-        with writes_held():
-            store.put("stats", "k", {"stats": np.zeros(3)})
-            monkeypatch.setattr(np, "savez", fail)
-            raise KeyError("the first error")
-    with pytest.raises(OSError, match="No space"):  # ended normally: the write's own error
-        with writes_held():
-            store.put("stats", "k", {"stats": np.zeros(3)})
-
-
-def test_a_process_forked_inside_the_block_writes_at_once(tmp_path):
-    import multiprocessing
-
-    store = Store(tmp_path)
-
-    def child() -> None:
-        store.put("stats", "child", {"stats": np.zeros(2)})
-        write_held()  # the parent's held entries are not the child's to write
-
-    with writes_held():
-        store.put("stats", "parent", {"stats": np.ones(2)})
-        process = multiprocessing.get_context("fork").Process(target=child)
-        process.start()
-        process.join()
-        assert process.exitcode == 0
-        assert store.path("stats", "child").exists() and not store.path("stats", "parent").exists()
-    assert store.path("stats", "parent").exists()
 
 
 def test_text_digest_separates_sequences_that_concatenate_alike():

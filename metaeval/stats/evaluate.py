@@ -36,7 +36,6 @@ from metaeval.stats.registry import LEVELS, REGISTRY, StatisticSpec
 from metaeval.stats.resampling import bootstrap_indices, percentile_ci, resample_weights, system_draws
 from metaeval.stats.result import ChanceBand
 from metaeval.stats.settings import Settings
-from metaeval.store import write_held
 
 RESULT_COLUMNS = (
     "dataset", "metric", "segmenter", "config", "judgment_kind", "level", "statistic", "grouping",
@@ -319,7 +318,6 @@ def _items_distributed(
 
     def collect(futures: list[cf.Future]) -> list[tuple[Item, list[str]]]:
         nonlocal first
-        write_held()  # what the run holds for the store is written while the workers compute
         out: list[tuple[Item, list[str]]] = []
         for group, future in zip(groups, futures):
             for position, item, dropped in future.result():
