@@ -22,6 +22,7 @@ reference length, so the system level is ``P = sum MMS / sum |hyp|`` and
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
@@ -105,12 +106,25 @@ def _mms(hyp: np.ndarray, ref: np.ndarray, budget: float, e: float) -> float:
     return acc ** (1.0 / e)
 
 
+@njit(cache=True, nogil=True)
+def _mms_all(hyp_flat, hyp_off, ref_flat, ref_off, budgets, e):  # noqa: ANN001, ANN202
+    """:func:`_mms` of every segment ``s``: ``hyp_flat[hyp_off[s]:hyp_off[s + 1]]`` against
+    the matching slice of ``ref_flat``, with budget ``budgets[s]``: one call for all of them."""
+    n = hyp_off.shape[0] - 1
+    out = np.empty(n, dtype=np.float64)
+    for s in range(n):
+        out[s] = _mms(hyp_flat[hyp_off[s] : hyp_off[s + 1]], ref_flat[ref_off[s] : ref_off[s + 1]], budgets[s], e)
+    return out
+
+
 @dataclass(frozen=True)
 class GTMReferences:
-    """References prepared once: a shared vocabulary, joined id arrays and mean lengths."""
+    """References prepared once: a shared vocabulary, each segment's joined references as ids
+    (``flat[offsets[s]:offsets[s + 1]]``) and mean lengths."""
 
     vocab: dict[str, int]
-    joined: list[np.ndarray]
+    flat: np.ndarray
+    offsets: np.ndarray
     mean_len: np.ndarray
 
 
@@ -144,31 +158,35 @@ class GTM(Metric):
 
     def prepare(self, refs: Refs) -> GTMReferences:
         vocab: dict[str, int] = {}
-        joined: list[np.ndarray] = []
+        ids: list[int] = []
         n_refs = len(refs)
         n_seg = len(refs[0]) if n_refs else 0
+        offsets = np.zeros(n_seg + 1, dtype=np.int64)
         mean_len = np.zeros(n_seg, dtype=np.float64)
         for s in range(n_seg):
-            ids: list[int] = []
             for r in range(n_refs):
                 if r:
                     ids.append(_SEPARATOR)
                 ids.extend(vocab.setdefault(tok, len(vocab)) for tok in refs[r][s])
-            joined.append(np.asarray(ids, dtype=np.int64))
+            offsets[s + 1] = len(ids)
             mean_len[s] = sum(len(refs[r][s]) for r in range(n_refs)) / n_refs
-        return GTMReferences(vocab, joined, mean_len)
+        return GTMReferences(vocab, np.asarray(ids, dtype=np.int64), offsets, mean_len)
 
     def segment_stats(self, hyps: Sequence[Tokens], prepared: Any) -> np.ndarray:
         refs: GTMReferences = prepared
-        if len(hyps) != len(refs.joined):
-            raise ValueError(f"gtm: {len(hyps)} hypotheses for {len(refs.joined)} reference segments")
+        if len(hyps) != len(refs.mean_len):
+            raise ValueError(f"gtm: {len(hyps)} hypotheses for {len(refs.mean_len)} reference segments")
+        lengths = np.fromiter(map(len, hyps), dtype=np.int64, count=len(hyps))
+        offsets = np.zeros(len(hyps) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        # every hypothesis token as its reference id, in one pass (no reference has it: _UNKNOWN)
+        ids = np.fromiter(map(refs.vocab.get, itertools.chain.from_iterable(hyps), itertools.repeat(_UNKNOWN)),
+                          dtype=np.int64, count=int(offsets[-1]))  # fmt: skip
         stats = np.zeros((len(hyps), 3), dtype=np.float64)
-        for s, hyp in enumerate(hyps):
-            ids = np.fromiter((refs.vocab.get(tok, _UNKNOWN) for tok in hyp), dtype=np.int64, count=len(hyp))
-            ref_len = refs.mean_len[s]
-            stats[s, 0] = _mms(ids, refs.joined[s], min(float(len(hyp)), ref_len), self.e)
-            stats[s, 1] = len(hyp)
-            stats[s, 2] = ref_len
+        stats[:, 1] = lengths
+        stats[:, 2] = refs.mean_len
+        if len(hyps):
+            stats[:, 0] = _mms_all(ids, offsets, refs.flat, refs.offsets, np.minimum(stats[:, 1], refs.mean_len), self.e)
         return stats
 
     def score(self, stats: np.ndarray) -> np.ndarray:
