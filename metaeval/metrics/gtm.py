@@ -61,16 +61,19 @@ def _push_free_stretches(heap, length, i, j, used_h, used_r):  # noqa: ANN001, A
 
 
 @njit(cache=True, nogil=True)
-def _mms(hyp: np.ndarray, ref: np.ndarray, budget: float, e: float) -> float:
-    """Maximum match size of ``hyp`` against the joined references ``ref`` (GTM 1.4)."""
+def _mms(hyp: np.ndarray, ref: np.ndarray, budget: float, e: float, buffer: np.ndarray) -> float:
+    """Maximum match size of ``hyp`` against the joined references ``ref`` (GTM 1.4);
+    ``buffer``: at least ``(len(hyp) + 1) * (len(ref) + 1)`` booleans to work in."""
     n1 = hyp.shape[0]
     n2 = ref.shape[0]
     if n1 == 0 or n2 == 0 or budget <= 0.0:
         return 0.0
-    hit = np.zeros((n1 + 1, n2 + 1), dtype=np.bool_)
+    hit = buffer[: (n1 + 1) * (n2 + 1)].reshape((n1 + 1, n2 + 1))
     for i in range(n1):
         for j in range(n2):
             hit[i, j] = hyp[i] == ref[j]
+        hit[i, n2] = False
+    hit[n1, :] = False
     heap = [np.int64(0)]
     heap.pop()
     for i in range(n1):
@@ -112,8 +115,12 @@ def _mms_all(hyp_flat, hyp_off, ref_flat, ref_off, budgets, e):  # noqa: ANN001,
     the matching slice of ``ref_flat``, with budget ``budgets[s]``: one call for all of them."""
     n = hyp_off.shape[0] - 1
     out = np.empty(n, dtype=np.float64)
+    cells = 1
     for s in range(n):
-        out[s] = _mms(hyp_flat[hyp_off[s] : hyp_off[s + 1]], ref_flat[ref_off[s] : ref_off[s + 1]], budgets[s], e)
+        cells = max(cells, (hyp_off[s + 1] - hyp_off[s] + 1) * (ref_off[s + 1] - ref_off[s] + 1))
+    buffer = np.empty(cells, dtype=np.bool_)
+    for s in range(n):
+        out[s] = _mms(hyp_flat[hyp_off[s] : hyp_off[s + 1]], ref_flat[ref_off[s] : ref_off[s + 1]], budgets[s], e, buffer)
     return out
 
 
