@@ -109,6 +109,14 @@ class Metric(ABC):
         return float(self.score(self.stats(hyps, refs).sum(0)))
 
 
+def segment_offsets(segments: Sequence[Tokens]) -> np.ndarray:
+    """Where each segment's tokens start in their concatenation: segment ``s`` is
+    ``flat[offsets[s]:offsets[s + 1]]`` (int64, ``len(segments) + 1`` values)."""
+    offsets = np.zeros(len(segments) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, segments), dtype=np.int64, count=len(segments)), out=offsets[1:])
+    return offsets
+
+
 def first_best_reference(per_reference: Sequence[np.ndarray], scores: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """Per segment, the statistics of the first reference with the highest score: ``per_reference``
     holds ``[n_segments, n_stats]`` statistics per reference, ``scores`` maps their stack

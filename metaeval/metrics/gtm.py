@@ -31,7 +31,7 @@ import numpy as np
 from metaeval.lazyjit import njit
 
 import metaeval
-from metaeval.metrics.base import Metric, Refs, Tokens
+from metaeval.metrics.base import Metric, Refs, Tokens, segment_offsets
 
 #: Token id for a hypothesis token that no reference contains (it matches nothing).
 _UNKNOWN = -2
@@ -183,14 +183,12 @@ class GTM(Metric):
         refs: GTMReferences = prepared
         if len(hyps) != len(refs.mean_len):
             raise ValueError(f"gtm: {len(hyps)} hypotheses for {len(refs.mean_len)} reference segments")
-        lengths = np.fromiter(map(len, hyps), dtype=np.int64, count=len(hyps))
-        offsets = np.zeros(len(hyps) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
+        offsets = segment_offsets(hyps)
         # every hypothesis token as its reference id, in one pass (no reference has it: _UNKNOWN)
         ids = np.fromiter(map(refs.vocab.get, itertools.chain.from_iterable(hyps), itertools.repeat(_UNKNOWN)),
                           dtype=np.int64, count=int(offsets[-1]))  # fmt: skip
         stats = np.zeros((len(hyps), 3), dtype=np.float64)
-        stats[:, 1] = lengths
+        stats[:, 1] = np.diff(offsets)
         stats[:, 2] = refs.mean_len
         if len(hyps):
             stats[:, 0] = _mms_all(ids, offsets, refs.flat, refs.offsets, np.minimum(stats[:, 1], refs.mean_len), self.e)

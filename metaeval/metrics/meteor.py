@@ -43,7 +43,7 @@ from metaeval.lazyjit import njit
 
 import metaeval
 from metaeval.errors import UsageError
-from metaeval.metrics.base import Metric, Refs, Tokens, first_best_reference
+from metaeval.metrics.base import Metric, Refs, Tokens, first_best_reference, segment_offsets
 
 #: ``params`` name -> (alpha, beta, gamma, delta), METEOR 1.5's task parameters.
 PARAMETERS: dict[str, tuple[float, float, float, float]] = {
@@ -400,7 +400,7 @@ class METEOR(Metric):
     def prepare(self, refs: Refs) -> MeteorReferences:
         vocab: dict[str, int] = {}
         words = self._words()
-        offsets = [_offsets(ref) for ref in refs]
+        offsets = [segment_offsets(ref) for ref in refs]
         ids = [_flat_ids(ref, vocab, off, grow=True) for ref, off in zip(refs, offsets)]
         func = [_flat_flags(ref, words, off) for ref, off in zip(refs, offsets)]
         return MeteorReferences(vocab, len(refs[0]) if refs else 0, ids, func, offsets)
@@ -413,7 +413,7 @@ class METEOR(Metric):
         words = self._words()
         n_refs = len(refs.ids)
         per_ref = np.zeros((n_refs, len(hyps), len(STAT_NAMES)), dtype=np.float64)
-        hyp_off = _offsets(hyps)
+        hyp_off = segment_offsets(hyps)
         hyp_ids = _flat_ids(hyps, refs.vocab, hyp_off, grow=False)
         hyp_func = _flat_flags(hyps, words, hyp_off)
         hyp_len = np.diff(hyp_off)
@@ -441,13 +441,6 @@ class METEOR(Metric):
 
     def score(self, stats: np.ndarray) -> np.ndarray:
         return meteor_score(stats, *PARAMETERS[self.params])
-
-
-def _offsets(segments: Sequence[Tokens]) -> np.ndarray:
-    """Segment ``s`` of the concatenation is ``flat[offsets[s]:offsets[s + 1]]``."""
-    offsets = np.zeros(len(segments) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, segments), dtype=np.int64, count=len(segments)), out=offsets[1:])
-    return offsets
 
 
 def _flat_ids(segments: Sequence[Tokens], vocab: dict[str, int], offsets: np.ndarray, grow: bool) -> np.ndarray:
