@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
+from itertools import chain, repeat
 from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
@@ -115,6 +116,12 @@ def segment_offsets(segments: Sequence[Tokens]) -> np.ndarray:
     offsets = np.zeros(len(segments) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, segments), dtype=np.int64, count=len(segments)), out=offsets[1:])
     return offsets
+
+
+def known_token_ids(segments: Sequence[Tokens], vocab: dict[str, int], unknown: int, count: int) -> np.ndarray:
+    """The ``vocab`` id of every token of ``segments``, in order (``unknown`` for a token not in
+    it), as one int64 array of the ``count`` tokens, mapped in one pass."""
+    return np.fromiter(map(vocab.get, chain.from_iterable(segments), repeat(unknown)), dtype=np.int64, count=count)
 
 
 def first_best_reference(per_reference: Sequence[np.ndarray], scores: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:

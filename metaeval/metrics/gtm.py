@@ -22,7 +22,6 @@ reference length, so the system level is ``P = sum MMS / sum |hyp|`` and
 from __future__ import annotations
 
 import heapq
-import itertools
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
@@ -31,7 +30,7 @@ import numpy as np
 from metaeval.lazyjit import njit
 
 import metaeval
-from metaeval.metrics.base import Metric, Refs, Tokens, segment_offsets
+from metaeval.metrics.base import Metric, Refs, Tokens, known_token_ids, segment_offsets
 
 #: Token id for a hypothesis token that no reference contains (it matches nothing).
 _UNKNOWN = -2
@@ -184,9 +183,7 @@ class GTM(Metric):
         if len(hyps) != len(refs.mean_len):
             raise ValueError(f"gtm: {len(hyps)} hypotheses for {len(refs.mean_len)} reference segments")
         offsets = segment_offsets(hyps)
-        # every hypothesis token as its reference id, in one pass (no reference has it: _UNKNOWN)
-        ids = np.fromiter(map(refs.vocab.get, itertools.chain.from_iterable(hyps), itertools.repeat(_UNKNOWN)),
-                          dtype=np.int64, count=int(offsets[-1]))  # fmt: skip
+        ids = known_token_ids(hyps, refs.vocab, _UNKNOWN, int(offsets[-1]))
         stats = np.zeros((len(hyps), 3), dtype=np.float64)
         stats[:, 1] = np.diff(offsets)
         stats[:, 2] = refs.mean_len

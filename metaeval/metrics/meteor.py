@@ -34,7 +34,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import chain, repeat
+from itertools import chain
 from pathlib import Path
 from typing import Any, ClassVar, Sequence
 
@@ -43,7 +43,7 @@ from metaeval.lazyjit import njit
 
 import metaeval
 from metaeval.errors import UsageError
-from metaeval.metrics.base import Metric, Refs, Tokens, first_best_reference, segment_offsets
+from metaeval.metrics.base import Metric, Refs, Tokens, first_best_reference, known_token_ids, segment_offsets
 
 #: ``params`` name -> (alpha, beta, gamma, delta), METEOR 1.5's task parameters.
 PARAMETERS: dict[str, tuple[float, float, float, float]] = {
@@ -446,10 +446,10 @@ class METEOR(Metric):
 def _flat_ids(segments: Sequence[Tokens], vocab: dict[str, int], offsets: np.ndarray, grow: bool) -> np.ndarray:
     """The ids of all tokens of ``segments`` in order (:data:`_UNKNOWN` for a token not in
     ``vocab``; with ``grow``, a new token is given the next id)."""
-    tokens = chain.from_iterable(segments)
     if grow:
-        return np.fromiter((vocab.setdefault(t, len(vocab)) for t in tokens), dtype=np.int64, count=int(offsets[-1]))
-    return np.fromiter(map(vocab.get, tokens, repeat(_UNKNOWN)), dtype=np.int64, count=int(offsets[-1]))
+        return np.fromiter((vocab.setdefault(t, len(vocab)) for t in chain.from_iterable(segments)), dtype=np.int64,
+                           count=int(offsets[-1]))  # fmt: skip
+    return known_token_ids(segments, vocab, _UNKNOWN, int(offsets[-1]))
 
 
 def _flat_flags(segments: Sequence[Tokens], words: frozenset[str], offsets: np.ndarray) -> np.ndarray:

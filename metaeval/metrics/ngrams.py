@@ -18,14 +18,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import chain, repeat
 from typing import Sequence
 
 import numpy as np
 from metaeval.lazyjit import njit
 
 from metaeval.errors import DataError
-from metaeval.metrics.base import Refs, Tokens
+from metaeval.metrics.base import Refs, Tokens, known_token_ids
 
 _INT64_MAX = np.iinfo(np.int64).max
 
@@ -89,7 +88,7 @@ class NgramIndex:
 def _flatten(segments: Sequence[Tokens], vocab: dict[str, int]) -> _Flat:
     lengths = np.fromiter((len(s) for s in segments), dtype=np.int64, count=len(segments))
     total = int(lengths.sum())
-    ids = np.fromiter(map(vocab.get, chain.from_iterable(segments), repeat(-1)), dtype=np.int64, count=total)
+    ids = known_token_ids(segments, vocab, -1, total)
     seg = np.repeat(np.arange(len(segments), dtype=np.int64), lengths)
     starts = np.cumsum(lengths) - lengths
     room = lengths[seg] - (np.arange(total, dtype=np.int64) - starts[seg])
