@@ -10,8 +10,10 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
+from typing import Callable
 
 from metaeval.errors import MissingDependencyError
+from metaeval.segmenters.digests import kept_digest
 
 
 def require(module: str, segmenter: str, pip: str) -> ModuleType:
@@ -78,37 +80,41 @@ def fingerprint(path: str, hash_it: bool = True) -> str:
     """``<name>:<bytes>B`` and, if ``hash_it``, ``:sha256=<first 12 hex>`` of a file.
 
     Signatures of models and dictionaries always hash (two files of one size may differ);
-    ``hash_it=False`` is for listings only."""
+    ``hash_it=False`` is for listings only. The digest is kept for the next process
+    (:mod:`metaeval.segmenters.digests`)."""
     file = Path(path)
     if not file.is_file():
         return f"{file.name}:missing"
     text = f"{file.name}:{file.stat().st_size}B"
     if hash_it:
-        digest = hashlib.sha256()
+        text += ":sha256=" + kept_digest("sha256 bytes", (path,), lambda: _sha256_of((path,), lambda name, size: b""))
+    return text
+
+
+def _sha256_of(paths: tuple[str, ...], header: Callable[[str, int], bytes], trailer: bytes = b"") -> str:
+    """First 12 hex of the SHA-256 of the files' bytes in order, each after ``header(name,
+    size)`` and before ``trailer``."""
+    digest = hashlib.sha256()
+    for path in paths:
+        file = Path(path)
+        digest.update(header(file.name, file.stat().st_size))
         with open(file, "rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
-        text += f":sha256={digest.hexdigest()[:12]}"
-    return text
+        digest.update(trailer)
+    return digest.hexdigest()[:12]
 
 
 @lru_cache(maxsize=None)
 def files_fingerprint(label: str, paths: tuple[str, ...]) -> str:
     """``<label>:<total bytes>B:sha256=<first 12 hex>`` of several files together (name and
     content of each, in the order given): the identity of a model or dictionary folder."""
-    digest = hashlib.sha256()
-    total = 0
     for path in paths:
-        file = Path(path)
-        if not file.is_file():
-            return f"{label}:missing:{file.name}"
-        digest.update(file.name.encode("utf-8") + b"\0")
-        with open(file, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-                total += len(block)
-        digest.update(b"\0")
-    return f"{label}:{total}B:sha256={digest.hexdigest()[:12]}"
+        if not Path(path).is_file():
+            return f"{label}:missing:{Path(path).name}"
+    total = sum(Path(path).stat().st_size for path in paths)
+    digest = kept_digest("sha256 name0 bytes 0", paths, lambda: _sha256_of(paths, lambda name, size: name.encode("utf-8") + b"\0", b"\0"))
+    return f"{label}:{total}B:sha256={digest}"
 
 
 @lru_cache(maxsize=None)
@@ -118,16 +124,11 @@ def content_hash(paths: tuple[str, ...]) -> str:
 
     It identifies a dictionary or model by what it contains, whatever its version string says.
     """
-    digest = hashlib.sha256()
     for path in paths:
-        file = Path(path)
-        if not file.is_file():
-            return f"missing:{file.name}"
-        digest.update(f"{file.name}\0{file.stat().st_size}\0".encode("utf-8"))
-        with open(file, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    return f"sha256={digest.hexdigest()[:12]}"
+        if not Path(path).is_file():
+            return f"missing:{Path(path).name}"
+    digest = kept_digest("sha256 name0size0 bytes", paths, lambda: _sha256_of(paths, lambda name, size: f"{name}\0{size}\0".encode("utf-8")))
+    return f"sha256={digest}"
 
 
 def files_under(folder: Path | None, pattern: str = "*") -> tuple[str, ...]:
