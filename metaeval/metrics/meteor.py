@@ -163,7 +163,10 @@ def _align(hyp: np.ndarray, ref: np.ndarray, hyp_func: np.ndarray, ref_func: np.
     At each reference position every path in the beam is extended by each free candidate and
     by a skip, as METEOR does; the extensions' ranking keys are computed first and only the
     ``beam`` best extensions are built (their used-position sets copied), already in rank
-    order: METEOR builds them all and keeps the same ``beam`` at the next position. A position
+    order: METEOR builds them all and keeps the same ``beam`` at the next position. An
+    extension records only what ranks it (its parent, the hypothesis position it uses, its
+    matches, chunks and distance): where its chunk ends and its function-word matches follow
+    from its parent and that position, and are worked out for the kept ones. A position
     without candidates while no path has an open chunk is passed over: there each path's only
     extension, the skip, equals the path, and the beam keeps its order.
     """
@@ -187,16 +190,14 @@ def _align(hyp: np.ndarray, ref: np.ndarray, hyp_func: np.ndarray, ref_func: np.
     dist = np.zeros((2, beam), dtype=np.int64)
     hfm = np.zeros((2, beam), dtype=np.int64)
     rfm = np.zeros((2, beam), dtype=np.int64)
-    # the extensions of one position, in METEOR's order of creation
+    # the extensions of one position, in METEOR's order of creation; a position used is -1 for
+    # a skip, and for the fixed match of a position that has one
     cap = beam * (max_cand + 1) + 1
     e_parent = np.empty(cap, dtype=np.int64)
-    e_pos = np.empty(cap, dtype=np.int64)  # hypothesis position newly used, or -1
+    e_pos = np.empty(cap, dtype=np.int64)
     e_match = np.empty(cap, dtype=np.int64)
     e_chunk = np.empty(cap, dtype=np.int64)
-    e_last = np.empty(cap, dtype=np.int64)
     e_dist = np.empty(cap, dtype=np.int64)
-    e_hfm = np.empty(cap, dtype=np.int64)
-    e_rfm = np.empty(cap, dtype=np.int64)
     keys = np.empty(cap, dtype=np.int64)
     order = np.empty(beam, dtype=np.int64)
     for j in range(n2):
@@ -221,10 +222,7 @@ def _align(hyp: np.ndarray, ref: np.ndarray, hyp_func: np.ndarray, ref_func: np.
                 e_match[n_ext] = n_match[cur, p] + 1
                 chunk_break = last_end[cur, p] != -1 and i_fixed != last_end[cur, p]
                 e_chunk[n_ext] = n_chunk[cur, p] + (1 if chunk_break else 0)
-                e_last[n_ext] = i_fixed + 1
                 e_dist[n_ext] = dist[cur, p] + abs(current - i_fixed)
-                e_hfm[n_ext] = hfm[cur, p] + (1 if hyp_func[i_fixed] else 0)
-                e_rfm[n_ext] = rfm[cur, p] + r_func
                 n_ext += 1
                 continue
             parent_dist = dist[cur, p]
@@ -237,11 +235,8 @@ def _align(hyp: np.ndarray, ref: np.ndarray, hyp_func: np.ndarray, ref_func: np.
                 e_match[n_ext] = n_match[cur, p] + 1
                 chunk_break = last_end[cur, p] != -1 and i != last_end[cur, p]
                 e_chunk[n_ext] = n_chunk[cur, p] + (1 if chunk_break else 0)
-                e_last[n_ext] = i + 1
                 # METEOR credits the distance to the path it branched from, not to this one
                 e_dist[n_ext] = parent_dist
-                e_hfm[n_ext] = hfm[cur, p] + (1 if hyp_func[i] else 0)
-                e_rfm[n_ext] = rfm[cur, p] + r_func
                 n_ext += 1
                 parent_dist += abs(current - i)
             # Skip this reference position.
@@ -249,10 +244,7 @@ def _align(hyp: np.ndarray, ref: np.ndarray, hyp_func: np.ndarray, ref_func: np.
             e_pos[n_ext] = -1
             e_match[n_ext] = n_match[cur, p]
             e_chunk[n_ext] = n_chunk[cur, p] + (1 if last_end[cur, p] != -1 else 0)
-            e_last[n_ext] = -1
             e_dist[n_ext] = parent_dist
-            e_hfm[n_ext] = hfm[cur, p]
-            e_rfm[n_ext] = rfm[cur, p]
             n_ext += 1
         kept = _sorted_paths(e_match, e_chunk, e_dist, n_ext, keys, beam, order)
         nxt = 1 - cur
@@ -265,13 +257,20 @@ def _align(hyp: np.ndarray, ref: np.ndarray, hyp_func: np.ndarray, ref_func: np.
             i = e_pos[e]
             if i >= 0:
                 used[nxt, q, i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+            else:
+                i = i_fixed
             n_match[nxt, q] = e_match[e]
             n_chunk[nxt, q] = e_chunk[e]
-            last_end[nxt, q] = e_last[e]
-            closed = closed and e_last[e] == -1
+            if i >= 0:
+                last_end[nxt, q] = i + 1
+                hfm[nxt, q] = hfm[cur, p] + (1 if hyp_func[i] else 0)
+                rfm[nxt, q] = rfm[cur, p] + r_func
+                closed = False
+            else:
+                last_end[nxt, q] = -1
+                hfm[nxt, q] = hfm[cur, p]
+                rfm[nxt, q] = rfm[cur, p]
             dist[nxt, q] = e_dist[e]
-            hfm[nxt, q] = e_hfm[e]
-            rfm[nxt, q] = e_rfm[e]
         cur = nxt
         n_paths = kept
     # Close the open chunk of the paths within the beam (all of them, in rank order), then
