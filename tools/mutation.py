@@ -65,7 +65,7 @@ _TIE_STATISTICS = ("calibration", "tallies", "human", "case", "checks", "result"
 _PAIR_STATISTICS = ("syspairs", "clusters", "paired", "pairperm", "chance", "permuted", "discordant", "power", "adjust", "systems/*")
 _RUN_STATISTICS = ("evaluate", "registry", "settings", "defaults", "__init__")
 #: The files of metaeval/segmenters/ in its group (feature_index has its own).
-_SEGMENTER_FILES = ("__init__", "_deps", "base", "bytelevel", "cache", "characters", "chasen_adapter", "cjk", "ja_extra",
+_SEGMENTER_FILES = ("__init__", "_deps", "base", "bytelevel", "cache", "characters", "chasen_adapter", "cjk", "digests", "ja_extra",
                     "jieba_adapter", "mecab_adapter", "optional", "pkuseg_adapter", "pkuseg_features", "registry", "simple",
                     "subword", "thulac_adapter")  # fmt: skip
 #: Top-level modules of metaeval/, by the part of a run they serve.
@@ -139,7 +139,7 @@ MODULES = {
         tuple(f"metaeval/segmenters/{name}.py" for name in _SEGMENTER_FILES), ("metaeval.segmenters.*",),
         # not the tests that start Python processes (plug-ins pip-installed, quiet start-up): mutmut
         # sees no call in them, and its trampolines do not run in a process started elsewhere
-        tuple(f"tests/segmenters/test_{m}.py" for m in ("byte", "cache", "cjk", "dictionary_segmenters", "extra_segmenters",
+        tuple(f"tests/segmenters/test_{m}.py" for m in ("byte", "cache", "cjk", "digests", "dictionary_segmenters", "extra_segmenters",
                                                         "pkuseg_features", "real_data", "simple", "subword"))
         + ("tests/segmenters/test_registry.py",
            "--deselect=tests/segmenters/test_registry.py::test_a_plugin_installed_beside_the_builtins_is_listed_and_breaks_no_registry_test"),
