@@ -150,3 +150,32 @@ def test_fingerprints_are_the_files_sha256_whether_hashed_or_kept(tmp_path: Path
     assert len(list(folder.glob("*.json"))) == 3
     for function in (_deps.fingerprint, _deps.files_fingerprint, _deps.content_hash):
         function.cache_clear()
+
+
+def test_a_folder_is_not_a_file_to_keep_a_digest_of(tmp_path: Path, folder: Path) -> None:
+    calls, compute = counting("abc")
+    digests.kept_digest("k", (str(tmp_path),), compute)
+    digests.kept_digest("k", (str(tmp_path),), compute)
+    assert calls[0] == 2 and not folder.exists()
+
+
+def test_an_entry_that_cannot_be_replaced_leaves_no_temporary_file(tmp_path: Path, folder: Path) -> None:
+    path = model(tmp_path)
+    calls, compute = counting("abc")
+    digests.kept_digest("k", (path,), compute)
+    [entry] = folder.glob("*.json")
+    entry.unlink()
+    entry.mkdir()  # a folder where the entry goes: moving the new entry into place fails
+    assert digests.kept_digest("k", (path,), compute) == "abc"
+    assert calls[0] == 2
+    assert sorted(p.name for p in folder.iterdir()) == [entry.name]
+
+
+def test_a_missing_file_is_named_in_the_fingerprint(tmp_path: Path, folder: Path) -> None:
+    a = tmp_path / "a.dic"
+    a.write_bytes(b"alpha")
+    gone = str(tmp_path / "gone.dic")
+    assert _deps.fingerprint(gone) == "gone.dic:missing"
+    assert _deps.files_fingerprint("dic", (str(a), gone)) == "dic:missing:gone.dic"
+    assert _deps.content_hash((str(a), gone)) == "missing:gone.dic"
+    assert not folder.exists()
