@@ -1,14 +1,15 @@
 """Digests of model and dictionary files, kept from one process to the next.
 
 A segmenter's signature names its model or dictionary by the SHA-256 of its files
-(:mod:`metaeval.segmenters._deps`): pkuseg's 187 MB take 0.13 s to hash, THULAC's 490 MB
-about three times that, in every process that asks, on the serial start of every run. A
+(:mod:`metaeval.segmenters._deps`): pkuseg's 187 MB took 0.13 s to hash, unidic-lite's 260 MB
+more, in every process that asked, on the serial start of every run. A
 digest is kept in a folder, ``$METAEVAL_DIGEST_CACHE`` (empty: off), by default
 ``share/metaeval/digests`` of the Python environment, as the compiled kernels are: one small
 file per set of files hashed together, named by the SHA-256 of what identifies those files
 without reading them, each file's resolved path, device, inode, size and modification and
-status-change times in nanoseconds. Writing to a file changes its status-change time, which no
-program can set back, so a kept digest is only read for the bytes it was computed from.
+status-change times in nanoseconds. Writing to a file changes its status-change time, which a
+program cannot set back short of changing the system clock, so a kept digest is only read for
+the bytes it was computed from.
 
 A digest is not kept when a file changed less than :data:`SETTLE_NS` before it was hashed:
 a write within the clock's resolution after the hash could then leave every time as it was
