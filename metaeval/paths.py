@@ -14,6 +14,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
+from typing import BinaryIO, Callable
 
 from metaeval.errors import FileSystemError
 
@@ -54,6 +55,21 @@ def os_error_message(exc: OSError, path: "str | os.PathLike[str] | None" = None,
 def file_system_error(exc: OSError, path: "str | os.PathLike[str] | None" = None, action: str = "") -> FileSystemError:
     """The :class:`FileSystemError` for an OS error (see :func:`os_error_message`)."""
     return FileSystemError(os_error_message(exc, path, action))
+
+
+def replace_atomically(path: Path, write: Callable[[BinaryIO], object], prefix: str) -> None:
+    """Write ``path`` through ``write(handle)`` into a temporary file in its folder
+    (``<prefix>...tmp``), then move it into place with ``os.replace``: a reader sees the old
+    file or the whole new one, never a part of it. If anything fails, the temporary file is
+    removed and the error raised as it came."""
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _kind(mode: int) -> str | None:

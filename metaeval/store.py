@@ -20,14 +20,13 @@ import hashlib
 import io
 import json
 import os
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from metaeval.paths import read_input_bytes
+from metaeval.paths import read_input_bytes, replace_atomically
 
 FORMAT = "metaeval-store-1"
 _HEADER = "__header__"
@@ -135,15 +134,8 @@ class Store:
         raw = np.frombuffer(json.dumps(header, sort_keys=True, ensure_ascii=True).encode("ascii"), dtype=np.uint8)
         path = self.path(kind, key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".entry-", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                named: dict[str, Any] = {_HEADER: raw, **arrays}
-                np.savez(handle, **named)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        named: dict[str, Any] = {_HEADER: raw, **arrays}
+        replace_atomically(path, lambda handle: np.savez(handle, **named), ".entry-")
 
 
 def as_store(store: "Store | str | os.PathLike[str] | None") -> Store | None:

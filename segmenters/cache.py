@@ -29,12 +29,11 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence, Union
 
 from metaeval.errors import FileSystemError
-from metaeval.paths import file_system_error, input_problem, read_input_bytes
+from metaeval.paths import file_system_error, input_problem, read_input_bytes, replace_atomically
 
 #: An entry in memory: tokens, or (read from a file, not yet looked up) the tokens joined by spaces.
 _Entry = Union[tuple[str, ...], str]
@@ -236,20 +235,11 @@ class SegmentationCache:
         self._read(signature, entries)
         for text in [text for text, entry in entries.items() if type(entry) is str]:
             self._tokens_of(signature, entries, text)
-        tmp = None
+        data = _block(signature, self._storable(entries)).encode("utf-8")
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".seg-", suffix=".tmp", dir=path.parent)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(_block(signature, self._storable(entries)).encode("utf-8"))
-            os.replace(tmp, path)
+            replace_atomically(path, lambda handle: handle.write(data), ".seg-")
         except OSError as exc:
-            if tmp is not None:
-                Path(tmp).unlink(missing_ok=True)
             raise file_system_error(exc, path, "write segmentation cache") from None
-        except BaseException:
-            if tmp is not None:
-                Path(tmp).unlink(missing_ok=True)
-            raise
 
     @staticmethod
     def _append(path: Path, data: bytes) -> None:

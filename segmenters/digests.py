@@ -24,10 +24,11 @@ import json
 import os
 import stat
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Callable
+
+from metaeval.paths import replace_atomically
 
 #: Environment variable naming the folder of kept digests (empty: none are kept).
 DIGEST_CACHE_ENV = "METAEVAL_DIGEST_CACHE"
@@ -91,22 +92,12 @@ def _read(entry: Path, key: str) -> str | None:
 
 
 def _write(entry: Path, key: str, value: str) -> None:
-    tmp = None
+    data = json.dumps({"key": key, "digest": value}, ensure_ascii=False).encode("utf-8")
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".digest-", suffix=".tmp", dir=entry.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump({"key": key, "digest": value}, handle, ensure_ascii=False)
-        os.replace(tmp, entry)
-        tmp = None
+        replace_atomically(entry, lambda handle: handle.write(data), ".digest-")
     except OSError:
         pass
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
 
 
 __all__ = ["DIGEST_CACHE_ENV", "SETTLE_NS", "digest_cache_dir", "kept_digest"]

@@ -24,13 +24,12 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any, Sequence
 
 from metaeval.errors import DataError, UsageError
-from metaeval.paths import input_problem
+from metaeval.paths import input_problem, replace_atomically
 from metaeval.segmenters._deps import require, version
 from metaeval.segmenters.base import Segmenter
 from metaeval.segmenters.registry import register
@@ -126,14 +125,7 @@ def _cached_model(key: str, cache_dir: Path | None, build: Any) -> bytes:
             model = build()
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(prefix=".spm-", suffix=".tmp", dir=path.parent)
-                try:
-                    with os.fdopen(fd, "wb") as handle:
-                        handle.write(model)
-                    os.replace(tmp, path)
-                except BaseException:
-                    Path(tmp).unlink(missing_ok=True)
-                    raise
+                replace_atomically(path, lambda handle: handle.write(model), ".spm-")
         _MODELS[key] = model
         return model
 

@@ -115,3 +115,22 @@ def test_remove_folders_keeps_folders_that_are_not_empty(tmp_path):
     (tmp_path / "x" / "kept.txt").write_text("", encoding="utf-8")
     remove_folders(made)
     assert (tmp_path / "x" / "kept.txt").exists()
+
+
+def test_replace_atomically_leaves_the_old_file_and_no_temporary_one_when_writing_fails(tmp_path: Path) -> None:
+    from metaeval.paths import replace_atomically
+
+    target = tmp_path / "entry"
+    replace_atomically(target, lambda handle: handle.write(b"old"), ".x-")
+    assert target.read_bytes() == b"old"
+
+    def fails(handle) -> None:
+        handle.write(b"half")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError):
+        replace_atomically(target, fails, ".x-")
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["entry"]
+    replace_atomically(target, lambda handle: handle.write(b"new"), ".x-")
+    assert target.read_bytes() == b"new" and [p.name for p in tmp_path.iterdir()] == ["entry"]
